@@ -1,0 +1,563 @@
+//! Slim Kubernetes object types, deserialized from the API's JSON (camelCase). Unknown fields are skipped.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::Time;
+
+/// Treat an explicit JSON `null` like an absent field.
+pub fn null_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// Annotation keys kept in the model; every other annotation (last-applied-configuration…) is dropped.
+pub const KEPT_ANNOTATIONS: &[&str] = &[
+    "deployment.kubernetes.io/revision",
+    "kubernetes.io/config.source",
+    "kubernetes.io/config.mirror",
+    "node.alpha.kubernetes.io/ttl",
+];
+
+fn kept_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, String>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = BTreeMap<String, String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map of annotations")
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(BTreeMap::new())
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(BTreeMap::new())
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_map(V)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some(k) = m.next_key::<String>()? {
+                if KEPT_ANNOTATIONS.contains(&k.as_str()) {
+                    let v: Option<String> = m.next_value()?;
+                    out.insert(k, v.unwrap_or_default());
+                } else {
+                    m.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_option(V)
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OwnerRef {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
+    pub controller: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ObjectMeta {
+    pub name: String,
+    pub namespace: String,
+    pub uid: String,
+    pub resource_version: String,
+    pub generation: i64,
+    pub creation_timestamp: Option<Time>,
+    pub deletion_timestamp: Option<Time>,
+    pub deletion_grace_period_seconds: Option<i64>,
+    #[serde(deserialize_with = "null_default")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(deserialize_with = "kept_annotations")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(deserialize_with = "null_default")]
+    pub finalizers: Vec<String>,
+    #[serde(deserialize_with = "null_default")]
+    pub owner_references: Vec<OwnerRef>,
+}
+
+impl ObjectMeta {
+    /// The owner reference marked `controller: true`.
+    pub fn controller(&self) -> Option<&OwnerRef> {
+        self.owner_references.iter().find(|o| o.controller == Some(true))
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+    pub last_transition_time: Option<Time>,
+    pub last_heartbeat_time: Option<Time>,
+}
+
+// ---------------------------------------------------------------- Pod
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Pod {
+    pub metadata: ObjectMeta,
+    pub spec: PodSpec,
+    pub status: PodStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodSpec {
+    pub node_name: String,
+    #[serde(rename = "hostPID")]
+    pub host_pid: bool,
+    pub share_process_namespace: Option<bool>,
+    pub termination_grace_period_seconds: Option<i64>,
+    #[serde(deserialize_with = "null_default")]
+    pub containers: Vec<Container>,
+    #[serde(deserialize_with = "null_default")]
+    pub init_containers: Vec<Container>,
+    #[serde(deserialize_with = "null_default")]
+    pub volumes: Vec<Volume>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Container {
+    pub name: String,
+    pub image: String,
+    pub lifecycle: Option<Lifecycle>,
+}
+
+impl Container {
+    /// The command of an exec `postStart` hook, if the container has one.
+    pub fn post_start_exec(&self) -> Option<&[String]> {
+        let h = self.lifecycle.as_ref()?.post_start.as_ref()?;
+        h.exec.as_ref().map(|e| e.command.as_slice())
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Lifecycle {
+    pub post_start: Option<Handler>,
+    pub pre_stop: Option<Handler>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Handler {
+    pub exec: Option<ExecAction>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ExecAction {
+    #[serde(deserialize_with = "null_default")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Volume {
+    pub name: String,
+    pub nfs: Option<NfsVolume>,
+    pub persistent_volume_claim: Option<PvcVolume>,
+    pub host_path: Option<serde_json::Value>,
+    pub glusterfs: Option<serde_json::Value>,
+    pub cephfs: Option<serde_json::Value>,
+    pub rbd: Option<serde_json::Value>,
+    pub iscsi: Option<serde_json::Value>,
+    pub csi: Option<serde_json::Value>,
+}
+
+impl Volume {
+    /// Volumes whose unmount can hang on a dead remote server.
+    pub fn network_kind(&self) -> Option<&'static str> {
+        if self.nfs.is_some() {
+            Some("nfs")
+        } else if self.glusterfs.is_some() {
+            Some("glusterfs")
+        } else if self.cephfs.is_some() {
+            Some("cephfs")
+        } else if self.rbd.is_some() {
+            Some("rbd")
+        } else if self.iscsi.is_some() {
+            Some("iscsi")
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NfsVolume {
+    pub server: String,
+    pub path: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PvcVolume {
+    pub claim_name: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodStatus {
+    pub phase: String,
+    pub reason: String,
+    pub message: String,
+    #[serde(deserialize_with = "null_default")]
+    pub conditions: Vec<Condition>,
+    #[serde(deserialize_with = "null_default")]
+    pub container_statuses: Vec<ContainerStatus>,
+    #[serde(deserialize_with = "null_default")]
+    pub init_container_statuses: Vec<ContainerStatus>,
+    pub start_time: Option<Time>,
+    #[serde(rename = "hostIP")]
+    pub host_ip: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContainerStatus {
+    pub name: String,
+    pub ready: bool,
+    pub restart_count: i64,
+    pub state: ContainerState,
+    pub last_state: ContainerState,
+    #[serde(rename = "containerID")]
+    pub container_id: String,
+    pub image: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContainerState {
+    pub waiting: Option<StateWaiting>,
+    pub running: Option<StateRunning>,
+    pub terminated: Option<StateTerminated>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StateWaiting {
+    pub reason: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StateRunning {
+    pub started_at: Option<Time>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StateTerminated {
+    pub reason: String,
+    pub message: String,
+    pub exit_code: i64,
+    pub started_at: Option<Time>,
+    pub finished_at: Option<Time>,
+}
+
+impl Pod {
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.metadata.namespace, self.metadata.name)
+    }
+    pub fn condition(&self, t: &str) -> Option<&Condition> {
+        self.status.conditions.iter().find(|c| c.type_ == t)
+    }
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.status.phase.as_str(), "Succeeded" | "Failed")
+    }
+    /// The runtime container IDs (`docker://…`, `containerd://…`) without the scheme.
+    pub fn container_ids(&self) -> impl Iterator<Item = &str> {
+        self.status
+            .container_statuses
+            .iter()
+            .chain(&self.status.init_container_statuses)
+            .filter_map(|c| {
+                let id = c.container_id.rsplit("://").next().unwrap_or("");
+                (!id.is_empty()).then_some(id)
+            })
+    }
+    /// What `kubectl get pods` prints in the STATUS column (the subset that matters here).
+    pub fn display_state(&self) -> String {
+        if self.metadata.deletion_timestamp.is_some() {
+            return "Terminating".into();
+        }
+        if !self.status.reason.is_empty() {
+            return self.status.reason.clone();
+        }
+        for c in &self.status.init_container_statuses {
+            if let Some(w) = &c.state.waiting {
+                if !w.reason.is_empty() && w.reason != "PodInitializing" {
+                    return format!("Init:{}", w.reason);
+                }
+            }
+        }
+        for c in &self.status.container_statuses {
+            if let Some(w) = &c.state.waiting {
+                if !w.reason.is_empty() {
+                    return w.reason.clone();
+                }
+            }
+            if let Some(t) = &c.state.terminated {
+                if !t.reason.is_empty() && self.status.phase != "Running" {
+                    return t.reason.clone();
+                }
+            }
+        }
+        if self.status.phase.is_empty() {
+            "Unknown".into()
+        } else {
+            self.status.phase.clone()
+        }
+    }
+}
+
+// ---------------------------------------------------------------- Node
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Node {
+    pub metadata: ObjectMeta,
+    pub spec: NodeSpec,
+    pub status: NodeStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSpec {
+    pub unschedulable: bool,
+    #[serde(deserialize_with = "null_default")]
+    pub taints: Vec<Taint>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Taint {
+    pub key: String,
+    pub value: String,
+    pub effect: String,
+    pub time_added: Option<Time>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeStatus {
+    #[serde(deserialize_with = "null_default")]
+    pub conditions: Vec<Condition>,
+    pub node_info: NodeInfo,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeInfo {
+    pub kubelet_version: String,
+    pub container_runtime_version: String,
+    pub os_image: String,
+    pub kernel_version: String,
+}
+
+impl Node {
+    pub fn condition(&self, t: &str) -> Option<&Condition> {
+        self.status.conditions.iter().find(|c| c.type_ == t)
+    }
+    pub fn has_taint(&self, key: &str) -> bool {
+        self.spec.taints.iter().any(|t| t.key == key)
+    }
+    /// The runtime name from `containerRuntimeVersion` (`docker`, `containerd`, `cri-o`…).
+    pub fn runtime(&self) -> &str {
+        self.status.node_info.container_runtime_version.split("://").next().unwrap_or("")
+    }
+}
+
+// ---------------------------------------------------------------- Event
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Event {
+    pub metadata: ObjectMeta,
+    pub involved_object: ObjectRef,
+    pub reason: String,
+    pub message: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub count: Option<i64>,
+    pub first_timestamp: Option<Time>,
+    pub last_timestamp: Option<Time>,
+    pub event_time: Option<Time>,
+    pub source: EventSource,
+    pub reporting_component: String,
+}
+
+impl Event {
+    /// The best time the event carries (last seen).
+    pub fn time(&self) -> Option<Time> {
+        self.last_timestamp
+            .or(self.event_time)
+            .or(self.first_timestamp)
+            .or(self.metadata.creation_timestamp)
+    }
+    pub fn component(&self) -> &str {
+        if self.source.component.is_empty() {
+            &self.reporting_component
+        } else {
+            &self.source.component
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ObjectRef {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EventSource {
+    pub component: String,
+    pub host: String,
+}
+
+// ---------------------------------------------------------------- Workloads
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelector {
+    #[serde(deserialize_with = "null_default")]
+    pub match_labels: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Deployment {
+    pub metadata: ObjectMeta,
+    pub spec: DeploymentSpec,
+    pub status: WorkloadStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DeploymentSpec {
+    pub replicas: Option<i64>,
+    pub strategy: Strategy,
+    pub selector: LabelSelector,
+    pub paused: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Strategy {
+    #[serde(rename = "type")]
+    pub type_: String,
+}
+
+/// Status fields shared by Deployments, ReplicaSets and StatefulSets.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WorkloadStatus {
+    pub observed_generation: i64,
+    pub replicas: i64,
+    pub updated_replicas: i64,
+    pub ready_replicas: i64,
+    pub available_replicas: i64,
+    pub current_replicas: i64,
+    pub current_revision: String,
+    pub update_revision: String,
+    #[serde(deserialize_with = "null_default")]
+    pub conditions: Vec<Condition>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ReplicaSet {
+    pub metadata: ObjectMeta,
+    pub spec: ReplicaSetSpec,
+    pub status: WorkloadStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ReplicaSetSpec {
+    pub replicas: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StatefulSet {
+    pub metadata: ObjectMeta,
+    pub spec: StatefulSetSpec,
+    pub status: WorkloadStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StatefulSetSpec {
+    pub replicas: Option<i64>,
+    pub pod_management_policy: String,
+    pub update_strategy: Strategy,
+    pub service_name: String,
+}
+
+/// DaemonSets, Jobs and other owners: only identity is needed.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Owner {
+    pub metadata: ObjectMeta,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Pvc {
+    pub metadata: ObjectMeta,
+    pub spec: PvcSpec,
+    pub status: PvcStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PvcSpec {
+    pub volume_name: String,
+    pub storage_class_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PvcStatus {
+    pub phase: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Lease {
+    pub metadata: ObjectMeta,
+    pub spec: LeaseSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LeaseSpec {
+    pub holder_identity: Option<String>,
+    pub renew_time: Option<Time>,
+    pub lease_duration_seconds: Option<i64>,
+}

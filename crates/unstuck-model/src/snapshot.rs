@@ -1,0 +1,248 @@
+//! The snapshot: every object the rules may look at, plus indexes built once.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::{Deployment, Event, Lease, LogHit, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet, Time};
+
+/// Where the capture time came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum NowSource {
+    /// `--now` on the command line.
+    Flag,
+    /// `capturedAt` in `unstuck-bundle.json`.
+    BundleManifest,
+    /// The newest timestamp found in the bundle.
+    NewestTimestamp,
+    /// The wall clock (live mode).
+    #[default]
+    Clock,
+}
+
+/// Information about where the snapshot came from.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Source {
+    /// `bundle`, `archive`, `files` or `live`.
+    pub kind: String,
+    pub path: String,
+    pub captured_at: Option<Time>,
+    pub now_source: NowSource,
+    /// Problems met while reading that did not stop the analysis.
+    pub warnings: Vec<String>,
+    /// Kinds that were present in the input (`pods`, `nodes`, `events`…).
+    pub kinds: Vec<String>,
+    /// Time zone assumed for log lines that carry none.
+    pub log_time_zone: Option<String>,
+    /// Number of node log files read.
+    pub log_files: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub nodes: Vec<Node>,
+    pub pods: Vec<Pod>,
+    pub events: Vec<Event>,
+    pub deployments: Vec<Deployment>,
+    pub replica_sets: Vec<ReplicaSet>,
+    pub stateful_sets: Vec<StatefulSet>,
+    pub daemon_sets: Vec<Owner>,
+    pub jobs: Vec<Owner>,
+    pub pvcs: Vec<Pvc>,
+    pub leases: Vec<Lease>,
+    pub log_hits: Vec<LogHit>,
+    pub source: Source,
+}
+
+impl Snapshot {
+    /// The newest timestamp any object carries: the fallback capture time.
+    pub fn newest_timestamp(&self) -> Option<Time> {
+        let mut best: Option<Time> = None;
+        let mut see = |t: Option<Time>| {
+            if let Some(t) = t {
+                if best.is_none_or(|b| t > b) {
+                    best = Some(t);
+                }
+            }
+        };
+        for n in &self.nodes {
+            for c in &n.status.conditions {
+                see(c.last_heartbeat_time);
+                see(c.last_transition_time);
+            }
+        }
+        for p in &self.pods {
+            see(p.metadata.creation_timestamp);
+            for c in &p.status.conditions {
+                see(c.last_transition_time);
+            }
+            for cs in p.status.container_statuses.iter().chain(&p.status.init_container_statuses) {
+                see(cs.state.running.as_ref().and_then(|r| r.started_at));
+                see(cs.state.terminated.as_ref().and_then(|t| t.finished_at));
+            }
+        }
+        for e in &self.events {
+            see(e.time());
+        }
+        for l in &self.leases {
+            see(l.spec.renew_time);
+        }
+        best
+    }
+
+    /// Sort every collection into a canonical order, so that results do not depend on input order.
+    pub fn canonicalize(&mut self) {
+        fn key(m: &crate::ObjectMeta) -> (String, String, String) {
+            (m.namespace.clone(), m.name.clone(), m.uid.clone())
+        }
+        self.nodes.sort_by_key(|o| key(&o.metadata));
+        self.pods.sort_by_key(|o| key(&o.metadata));
+        self.events.sort_by(|a, b| {
+            (a.time(), &a.metadata.namespace, &a.metadata.name, &a.reason, &a.message).cmp(&(
+                b.time(),
+                &b.metadata.namespace,
+                &b.metadata.name,
+                &b.reason,
+                &b.message,
+            ))
+        });
+        self.deployments.sort_by_key(|o| key(&o.metadata));
+        self.replica_sets.sort_by_key(|o| key(&o.metadata));
+        self.stateful_sets.sort_by_key(|o| key(&o.metadata));
+        self.daemon_sets.sort_by_key(|o| key(&o.metadata));
+        self.jobs.sort_by_key(|o| key(&o.metadata));
+        self.pvcs.sort_by_key(|o| key(&o.metadata));
+        self.leases.sort_by_key(|o| key(&o.metadata));
+        self.log_hits.sort_by(|a, b| {
+            (&a.node, &a.file, a.line, &a.signature).cmp(&(&b.node, &b.file, b.line, &b.signature))
+        });
+    }
+
+    pub fn index(&self) -> Index<'_> {
+        Index::new(self)
+    }
+}
+
+/// Lookups built once over a snapshot.
+pub struct Index<'a> {
+    pub snap: &'a Snapshot,
+    pub node_by_name: HashMap<&'a str, &'a Node>,
+    pub pod_by_uid: HashMap<&'a str, &'a Pod>,
+    pub pods_by_node: HashMap<&'a str, Vec<&'a Pod>>,
+    /// Events by involved object UID, and by `kind/namespace/name` for events without a UID.
+    pub events_by_uid: HashMap<&'a str, Vec<&'a Event>>,
+    pub events_by_name: HashMap<(String, &'a str, &'a str), Vec<&'a Event>>,
+    pub rs_by_uid: HashMap<&'a str, &'a ReplicaSet>,
+    pub deployment_by_uid: HashMap<&'a str, &'a Deployment>,
+    pub sts_by_uid: HashMap<&'a str, &'a StatefulSet>,
+    pub lease_by_node: HashMap<&'a str, &'a Lease>,
+    pub hits_by_node: HashMap<&'a str, Vec<&'a LogHit>>,
+    pub hits_by_pod: HashMap<&'a str, Vec<&'a LogHit>>,
+}
+
+impl<'a> Index<'a> {
+    pub fn new(snap: &'a Snapshot) -> Self {
+        let mut ix = Index {
+            snap,
+            node_by_name: snap.nodes.iter().map(|n| (n.metadata.name.as_str(), n)).collect(),
+            pod_by_uid: HashMap::new(),
+            pods_by_node: HashMap::new(),
+            events_by_uid: HashMap::new(),
+            events_by_name: HashMap::new(),
+            rs_by_uid: snap.replica_sets.iter().map(|o| (o.metadata.uid.as_str(), o)).collect(),
+            deployment_by_uid: snap.deployments.iter().map(|o| (o.metadata.uid.as_str(), o)).collect(),
+            sts_by_uid: snap.stateful_sets.iter().map(|o| (o.metadata.uid.as_str(), o)).collect(),
+            lease_by_node: snap
+                .leases
+                .iter()
+                .filter(|l| l.metadata.namespace == "kube-node-lease")
+                .map(|l| (l.metadata.name.as_str(), l))
+                .collect(),
+            hits_by_node: HashMap::new(),
+            hits_by_pod: HashMap::new(),
+        };
+        for p in &snap.pods {
+            if !p.metadata.uid.is_empty() {
+                ix.pod_by_uid.insert(&p.metadata.uid, p);
+            }
+            if !p.spec.node_name.is_empty() {
+                ix.pods_by_node.entry(&p.spec.node_name).or_default().push(p);
+            }
+        }
+        for e in &snap.events {
+            let o = &e.involved_object;
+            if !o.uid.is_empty() {
+                ix.events_by_uid.entry(&o.uid).or_default().push(e);
+            }
+            ix.events_by_name
+                .entry((o.kind.clone(), o.namespace.as_str(), o.name.as_str()))
+                .or_default()
+                .push(e);
+        }
+        for h in &snap.log_hits {
+            ix.hits_by_node.entry(&h.node).or_default().push(h);
+            if let Some(u) = &h.pod_uid {
+                ix.hits_by_pod.entry(u).or_default().push(h);
+            }
+        }
+        ix
+    }
+
+    /// Events about a pod: by UID, or by name when the event has no UID (or names an older pod of
+    /// the same name, which we exclude when the UIDs disagree).
+    pub fn pod_events(&self, pod: &Pod) -> Vec<&'a Event> {
+        let mut out: Vec<&Event> = self.events_by_uid.get(pod.metadata.uid.as_str()).cloned().unwrap_or_default();
+        if let Some(v) = self.events_by_name.get(&(
+            "Pod".to_string(),
+            pod.metadata.namespace.as_str(),
+            pod.metadata.name.as_str(),
+        )) {
+            for e in v {
+                if e.involved_object.uid.is_empty() {
+                    out.push(e);
+                }
+            }
+        }
+        out
+    }
+
+    pub fn node_events(&self, node: &str) -> Vec<&'a Event> {
+        let mut out = Vec::new();
+        if let Some(v) = self.events_by_name.get(&("Node".to_string(), "", node)) {
+            out.extend(v.iter().copied());
+        }
+        if let Some(v) = self.events_by_name.get(&("Node".to_string(), "default", node)) {
+            out.extend(v.iter().copied());
+        }
+        out
+    }
+
+    /// The Deployment that owns a pod through its ReplicaSet.
+    pub fn pod_deployment(&self, pod: &Pod) -> Option<(&'a Deployment, &'a ReplicaSet)> {
+        let o = pod.metadata.controller()?;
+        if o.kind != "ReplicaSet" {
+            return None;
+        }
+        let rs = self.rs_by_uid.get(o.uid.as_str())?;
+        let d = rs.metadata.controller()?;
+        if d.kind != "Deployment" {
+            return None;
+        }
+        Some((self.deployment_by_uid.get(d.uid.as_str())?, rs))
+    }
+
+    pub fn pod_statefulset(&self, pod: &Pod) -> Option<&'a StatefulSet> {
+        let o = pod.metadata.controller()?;
+        (o.kind == "StatefulSet").then(|| self.sts_by_uid.get(o.uid.as_str()).copied()).flatten()
+    }
+
+    pub fn pod_hits(&self, pod: &Pod) -> &[&'a LogHit] {
+        self.hits_by_pod.get(pod.metadata.uid.as_str()).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+
+    pub fn node_hits(&self, node: &str) -> &[&'a LogHit] {
+        self.hits_by_node.get(node).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+}
