@@ -1,0 +1,133 @@
+//! Reading inputs into the model.
+//!
+//! `load` accepts a `kubectl cluster-info dump` directory (plus `_nodes/<node>/` logs and extra kinds),
+//! a `.tar.gz` of one (streamed, never extracted), or files of `kubectl get -o json|yaml` output.
+//! API objects are deserialized straight into the slim model types; node logs are scanned for
+//! signatures, and only matching lines are kept, attributed to pods and folded.
+
+mod api;
+mod archive;
+mod collect;
+mod error;
+mod logs;
+
+use std::path::{Path, PathBuf};
+
+pub use collect::Collector;
+pub use error::IngestError;
+pub use logs::{attribute_and_fold, LogFileHits};
+use unstuck_logs::Catalog;
+use unstuck_model::{NowSource, Snapshot, Time};
+
+/// Size limits (hardening: decompression bombs, giant files). Stated in docs/limits.md.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Total bytes read from an archive after decompression.
+    pub max_archive_bytes: u64,
+    /// Bytes of one API object file.
+    pub max_api_file_bytes: u64,
+    /// Bytes read from one node log file.
+    pub max_log_file_bytes: u64,
+    /// Bytes of a log line kept as evidence.
+    pub max_evidence_line: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_archive_bytes: 64 << 30,
+            max_api_file_bytes: 8 << 30,
+            max_log_file_bytes: 64 << 30,
+            max_evidence_line: 1024,
+        }
+    }
+}
+
+/// How to read the input.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `--now`: the capture time, overriding the bundle's.
+    pub now: Option<Time>,
+    pub catalog: Catalog,
+    /// Time zone for log lines that carry none (default UTC).
+    pub log_tz: jiff::tz::TimeZone,
+    pub log_tz_name: String,
+    pub limits: Limits,
+    /// Read node logs at all.
+    pub logs: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            now: None,
+            catalog: Catalog::builtin(),
+            log_tz: jiff::tz::TimeZone::UTC,
+            log_tz_name: "UTC".into(),
+            limits: Limits::default(),
+            logs: true,
+        }
+    }
+}
+
+/// The API kinds a bundle may carry, with their dump file stem and List kind.
+pub const KINDS: &[(&str, &str)] = &[
+    ("nodes", "NodeList"),
+    ("pods", "PodList"),
+    ("events", "EventList"),
+    ("deployments", "DeploymentList"),
+    ("replicasets", "ReplicaSetList"),
+    ("daemonsets", "DaemonSetList"),
+    ("statefulsets", "StatefulSetList"),
+    ("jobs", "JobList"),
+    ("persistentvolumeclaims", "PersistentVolumeClaimList"),
+    ("leases", "LeaseList"),
+    ("services", "ServiceList"),
+    ("replication-controllers", "ReplicationControllerList"),
+];
+
+/// Load one or more inputs into a snapshot with its capture time settled.
+pub fn load(paths: &[PathBuf], opts: &Options) -> Result<Snapshot, IngestError> {
+    let mut c = Collector::new(opts);
+    if paths.is_empty() {
+        return Err(IngestError::Usage("no input given".into()));
+    }
+    for p in paths {
+        read_path(p, &mut c)?;
+    }
+    c.finish()
+}
+
+fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
+    let meta = std::fs::metadata(p).map_err(|e| IngestError::io(p, e))?;
+    if meta.is_dir() {
+        c.set_source("bundle", p);
+        collect::read_dir_bundle(p, c)
+    } else if meta.is_file() {
+        if archive::looks_like_gzip(p)? {
+            c.set_source("archive", p);
+            archive::read_archive(p, c)
+        } else {
+            c.set_source("files", p);
+            api::read_loose_file(p, c)
+        }
+    } else {
+        Err(IngestError::NotInput { path: p.display().to_string() })
+    }
+}
+
+/// Settle the capture time: `--now`, then the manifest, then the newest timestamp.
+pub(crate) fn settle_now(snap: &mut Snapshot, flag: Option<Time>, manifest: Option<Time>) {
+    let (t, src) = if let Some(t) = flag {
+        (Some(t), NowSource::Flag)
+    } else if let Some(t) = manifest {
+        (Some(t), NowSource::BundleManifest)
+    } else if let Some(t) = snap.newest_timestamp() {
+        (Some(t), NowSource::NewestTimestamp)
+    } else {
+        snap.source.warnings.push("no timestamp in the input: using the current time as capture time".into());
+        (Some(Time::now()), NowSource::Clock)
+    };
+    snap.source.captured_at = t;
+    snap.source.now_source = src;
+}

@@ -1,0 +1,207 @@
+//! API object files: typed dump lists (fast path) and loose kubectl output (any kinds, JSON or YAML).
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use unstuck_model::{null_default, Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet};
+
+use crate::{Collector, IngestError};
+
+#[derive(Deserialize)]
+#[serde(bound = "T: DeserializeOwned")]
+struct List<T> {
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default = "Vec::new", deserialize_with = "null_default")]
+    items: Vec<T>,
+}
+
+fn strip_location(msg: String) -> String {
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
+}
+
+fn is_yaml(path: &str) -> bool {
+    path.ends_with(".yaml") || path.ends_with(".yml")
+}
+
+/// Parse a typed `*List` file of a known kind.
+fn parse_list<T: DeserializeOwned>(path: &str, bytes: &[u8], list_kind: &str) -> Result<Vec<T>, IngestError> {
+    let list: List<T> = if is_yaml(path) {
+        serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e))?
+    } else {
+        serde_json::from_slice(bytes).map_err(|e| {
+            let mut err = IngestError::json(path, e);
+            if let IngestError::Parse { msg, .. } = &mut err {
+                *msg = strip_location(std::mem::take(msg));
+            }
+            err
+        })?
+    };
+    if let Some(k) = &list.kind {
+        if k != list_kind && k != "List" {
+            return Err(IngestError::WrongKind { path: path.into(), expected: list_kind.into(), found: k.clone() });
+        }
+    }
+    Ok(list.items)
+}
+
+/// Add the objects of a dump file (`<stem>.json`) to the collector.
+pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[u8]) -> Result<(), IngestError> {
+    let s = &mut c.snap;
+    match stem {
+        "nodes" => s.nodes.extend(parse_list::<Node>(path, bytes, "NodeList")?),
+        "pods" => s.pods.extend(parse_list::<Pod>(path, bytes, "PodList")?),
+        "events" => s.events.extend(parse_list::<Event>(path, bytes, "EventList")?),
+        "deployments" => s.deployments.extend(parse_list::<Deployment>(path, bytes, "DeploymentList")?),
+        "replicasets" => s.replica_sets.extend(parse_list::<ReplicaSet>(path, bytes, "ReplicaSetList")?),
+        "statefulsets" => s.stateful_sets.extend(parse_list::<StatefulSet>(path, bytes, "StatefulSetList")?),
+        "daemonsets" => s.daemon_sets.extend(parse_list::<Owner>(path, bytes, "DaemonSetList")?),
+        "jobs" => s.jobs.extend(parse_list::<Owner>(path, bytes, "JobList")?),
+        "persistentvolumeclaims" => s.pvcs.extend(parse_list::<Pvc>(path, bytes, "PersistentVolumeClaimList")?),
+        "leases" => s.leases.extend(parse_list::<Lease>(path, bytes, "LeaseList")?),
+        // Present in every dump but not needed by any rule: checked for shape only.
+        "services" => {
+            parse_list::<serde::de::IgnoredAny>(path, bytes, "ServiceList")?;
+        }
+        "replication-controllers" => {
+            parse_list::<serde::de::IgnoredAny>(path, bytes, "ReplicationControllerList")?;
+        }
+        _ => return Ok(()),
+    }
+    c.saw_kind(stem);
+    Ok(())
+}
+
+/// Dispatch one object of any kind by its `kind` field.
+fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) -> Result<(), IngestError> {
+    let kind = v.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
+    if kind.ends_with("List") || (kind.is_empty() && v.get("items").is_some()) {
+        let items = match v.get("items") {
+            Some(serde_json::Value::Array(_)) => match v {
+                serde_json::Value::Object(mut m) => match m.remove("items") {
+                    Some(serde_json::Value::Array(a)) => a,
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
+            },
+            Some(serde_json::Value::Null) | None => Vec::new(),
+            Some(_) => return Err(IngestError::Invalid { path: path.into(), msg: format!("document {idx}: items is not a list") }),
+        };
+        for (i, item) in items.into_iter().enumerate() {
+            add_value(c, path, i, item)?;
+        }
+        return Ok(());
+    }
+    fn conv<T: DeserializeOwned>(path: &str, idx: usize, kind: &str, v: serde_json::Value) -> Result<T, IngestError> {
+        let name = v.pointer("/metadata/name").and_then(|n| n.as_str()).unwrap_or("?").to_string();
+        serde_json::from_value(v).map_err(|e| IngestError::Invalid {
+            path: path.into(),
+            msg: format!("object {idx} ({kind} {name:?}): {}", strip_location(e.to_string())),
+        })
+    }
+    let s = &mut c.snap;
+    let stem = match kind.as_str() {
+        "Node" => {
+            s.nodes.push(conv(path, idx, &kind, v)?);
+            "nodes"
+        }
+        "Pod" => {
+            s.pods.push(conv(path, idx, &kind, v)?);
+            "pods"
+        }
+        "Event" => {
+            s.events.push(conv(path, idx, &kind, v)?);
+            "events"
+        }
+        "Deployment" => {
+            s.deployments.push(conv(path, idx, &kind, v)?);
+            "deployments"
+        }
+        "ReplicaSet" => {
+            s.replica_sets.push(conv(path, idx, &kind, v)?);
+            "replicasets"
+        }
+        "StatefulSet" => {
+            s.stateful_sets.push(conv(path, idx, &kind, v)?);
+            "statefulsets"
+        }
+        "DaemonSet" => {
+            s.daemon_sets.push(conv(path, idx, &kind, v)?);
+            "daemonsets"
+        }
+        "Job" => {
+            s.jobs.push(conv(path, idx, &kind, v)?);
+            "jobs"
+        }
+        "PersistentVolumeClaim" => {
+            s.pvcs.push(conv(path, idx, &kind, v)?);
+            "persistentvolumeclaims"
+        }
+        "Lease" => {
+            s.leases.push(conv(path, idx, &kind, v)?);
+            "leases"
+        }
+        "" => {
+            return Err(IngestError::Invalid { path: path.into(), msg: format!("object {idx} has no kind") });
+        }
+        other => {
+            c.warn(format!("{path}: object {idx}: kind {other} is not used by any rule; ignored"));
+            return Ok(());
+        }
+    };
+    c.saw_kind(stem);
+    Ok(())
+}
+
+/// Objects from kubectl output bytes (JSON, concatenated JSON, or multi-document YAML).
+pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let before = c.object_count();
+    if first == Some(b'{') || first == Some(b'[') {
+        let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
+        for (i, v) in stream.enumerate() {
+            let v = v.map_err(|e| {
+                let mut err = IngestError::json(path, e);
+                if let IngestError::Parse { msg, .. } = &mut err {
+                    *msg = strip_location(std::mem::take(msg));
+                }
+                err
+            })?;
+            match v {
+                serde_json::Value::Array(a) => {
+                    for (j, item) in a.into_iter().enumerate() {
+                        add_value(c, path, j, item)?;
+                    }
+                }
+                v => add_value(c, path, i, v)?,
+            }
+        }
+    } else {
+        for (i, doc) in serde_yaml_ng::Deserializer::from_slice(bytes).enumerate() {
+            let v = serde_json::Value::deserialize(doc).map_err(|e| IngestError::yaml(path, e))?;
+            if v.is_null() {
+                continue;
+            }
+            if !v.is_object() {
+                return Err(IngestError::Invalid {
+                    path: path.into(),
+                    msg: format!("document {i} is not a Kubernetes object (expected JSON or YAML kubectl output)"),
+                });
+            }
+            add_value(c, path, i, v)?;
+        }
+    }
+    if c.object_count() == before {
+        return Err(IngestError::Empty { path: path.into() });
+    }
+    Ok(())
+}
+
+pub(crate) fn read_loose_file(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
+    let bytes = crate::collect::read_capped(p, c.limits().max_api_file_bytes)?;
+    add_loose_bytes(c, &p.display().to_string(), &bytes)
+}

@@ -1,0 +1,275 @@
+//! The collector: accumulates objects, log hits and warnings from any input, then settles the snapshot.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde::Deserialize;
+use unstuck_model::{Snapshot, Time};
+
+use crate::logs::{self, LogFileHits};
+use crate::{api, IngestError, Limits, Options, KINDS};
+
+/// `unstuck-bundle.json` at the bundle root.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Manifest {
+    pub captured_at: Option<Time>,
+}
+
+pub struct Collector<'o> {
+    pub(crate) snap: Snapshot,
+    pub(crate) opts: &'o Options,
+    kinds: BTreeSet<String>,
+    manifest_now: Option<Time>,
+    pub(crate) log_files: Vec<LogFileHits>,
+    /// Whether this input is a bundle (then missing kinds are warned about).
+    bundle: bool,
+}
+
+impl<'o> Collector<'o> {
+    pub fn new(opts: &'o Options) -> Self {
+        Collector {
+            snap: Snapshot::default(),
+            opts,
+            kinds: BTreeSet::new(),
+            manifest_now: None,
+            log_files: Vec::new(),
+            bundle: false,
+        }
+    }
+
+    pub(crate) fn limits(&self) -> Limits {
+        self.opts.limits
+    }
+
+    pub(crate) fn set_source(&mut self, kind: &str, p: &Path) {
+        if kind != "files" {
+            self.bundle = true;
+        }
+        if self.snap.source.kind.is_empty() {
+            self.snap.source.kind = kind.into();
+            self.snap.source.path = p.display().to_string();
+        } else {
+            self.snap.source.path.push_str(&format!(", {}", p.display()));
+        }
+    }
+
+    pub(crate) fn warn(&mut self, w: String) {
+        tracing::warn!("{w}");
+        self.snap.source.warnings.push(w);
+    }
+
+    pub(crate) fn saw_kind(&mut self, stem: &str) {
+        self.kinds.insert(stem.to_string());
+    }
+
+    pub(crate) fn object_count(&self) -> usize {
+        let s = &self.snap;
+        s.nodes.len()
+            + s.pods.len()
+            + s.events.len()
+            + s.deployments.len()
+            + s.replica_sets.len()
+            + s.stateful_sets.len()
+            + s.daemon_sets.len()
+            + s.jobs.len()
+            + s.pvcs.len()
+            + s.leases.len()
+            + self.kinds.len()
+    }
+
+    pub(crate) fn set_manifest(&mut self, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
+        let m: Manifest = serde_json::from_slice(bytes).map_err(|e| IngestError::json(path, e))?;
+        self.manifest_now = m.captured_at;
+        Ok(())
+    }
+
+    /// Settle the capture time, scan results and warnings into the snapshot.
+    pub fn finish(mut self) -> Result<Snapshot, IngestError> {
+        if self.object_count() == 0 && self.log_files.is_empty() {
+            return Err(IngestError::Empty { path: self.snap.source.path.clone() });
+        }
+        if self.bundle {
+            let missing: Vec<&str> = ["nodes", "pods", "events"]
+                .into_iter()
+                .filter(|k| !self.kinds.contains(*k))
+                .collect();
+            if !missing.is_empty() {
+                self.warn(format!(
+                    "partial bundle: no {} found; rules that need them are weaker",
+                    missing.join(", ")
+                ));
+            }
+            if !self.kinds.contains("leases") {
+                self.snap.source.warnings.push(
+                    "no leases.json: node heartbeats are read from node conditions only".into(),
+                );
+            }
+        }
+        crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now);
+        self.snap.source.kinds = self.kinds.iter().cloned().collect();
+        self.snap.source.log_files = self.log_files.len();
+        if !self.log_files.is_empty() {
+            self.snap.source.log_time_zone = Some(self.opts.log_tz_name.clone());
+            let files = std::mem::take(&mut self.log_files);
+            for f in &files {
+                for w in &f.warnings {
+                    self.snap.source.warnings.push(w.clone());
+                }
+            }
+            let now = self.snap.source.captured_at.unwrap_or_else(Time::now);
+            self.snap.log_hits = logs::attribute_and_fold(&self.snap, files, self.opts, now);
+        }
+        self.snap.canonicalize();
+        Ok(self.snap)
+    }
+}
+
+/// Read a whole file, refusing more than `max` bytes and anything that is not a regular file.
+pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
+    let meta = fs::metadata(p).map_err(|e| IngestError::io(p, e))?;
+    if !meta.is_file() {
+        return Err(IngestError::NotInput { path: p.display().to_string() });
+    }
+    if meta.len() > max {
+        return Err(IngestError::Invalid {
+            path: p.display().to_string(),
+            msg: format!("file is {} bytes, over the limit of {max}", meta.len()),
+        });
+    }
+    let mut v = Vec::with_capacity(meta.len() as usize);
+    fs::File::open(p).and_then(|f| f.take(max).read_to_end(&mut v)).map_err(|e| IngestError::io(p, e))?;
+    Ok(v)
+}
+
+fn read_api_file(p: &Path, max: u64) -> Result<Option<memmap2::Mmap>, IngestError> {
+    let f = fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
+    let meta = f.metadata().map_err(|e| IngestError::io(p, e))?;
+    if !meta.is_file() {
+        return Err(IngestError::NotInput { path: p.display().to_string() });
+    }
+    if meta.len() > max {
+        return Err(IngestError::Invalid {
+            path: p.display().to_string(),
+            msg: format!("file is {} bytes, over the limit of {max}", meta.len()),
+        });
+    }
+    if meta.len() == 0 {
+        return Ok(None);
+    }
+    // SAFETY: the map is read-only and dropped before we return from parsing; a concurrent writer
+    // could change bytes under us, which serde treats as any other malformed input.
+    let m = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| IngestError::io(p, e))?;
+    Ok(Some(m))
+}
+
+fn stem_of(name: &str) -> Option<&'static str> {
+    let stem = name.strip_suffix(".json").or_else(|| name.strip_suffix(".yaml")).or_else(|| name.strip_suffix(".yml"))?;
+    KINDS.iter().map(|(k, _)| *k).find(|k| *k == stem)
+}
+
+/// A `kubectl cluster-info dump` directory with optional extras.
+pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), IngestError> {
+    let mut api_files: Vec<(std::path::PathBuf, &'static str)> = Vec::new();
+    let mut log_dirs: Vec<(String, std::path::PathBuf)> = Vec::new();
+    let entries = fs::read_dir(root).map_err(|e| IngestError::io(root, e))?;
+    let mut entries: Vec<_> = entries.collect::<Result<_, _>>().map_err(|e| IngestError::io(root, e))?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ft = e.file_type().map_err(|err| IngestError::io(&e.path(), err))?;
+        if ft.is_symlink() {
+            c.warn(format!("{}: symbolic link not followed", e.path().display()));
+            continue;
+        }
+        if ft.is_file() {
+            if name == "unstuck-bundle.json" {
+                let b = read_capped(&e.path(), 1 << 20)?;
+                c.set_manifest(&e.path().display().to_string(), &b)?;
+            } else if let Some(stem) = stem_of(&name) {
+                api_files.push((e.path(), stem));
+            }
+        } else if ft.is_dir() {
+            if name == "_nodes" {
+                let mut nodes: Vec<_> = fs::read_dir(e.path())
+                    .map_err(|err| IngestError::io(&e.path(), err))?
+                    .filter_map(|x| x.ok())
+                    .collect();
+                nodes.sort_by_key(|x| x.file_name());
+                for n in nodes {
+                    if n.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                        log_dirs.push((n.file_name().to_string_lossy().into_owned(), n.path()));
+                    }
+                }
+            } else {
+                // A namespace directory: `<ns>/<kind>.json`.
+                let mut files: Vec<_> = fs::read_dir(e.path())
+                    .map_err(|err| IngestError::io(&e.path(), err))?
+                    .filter_map(|x| x.ok())
+                    .collect();
+                files.sort_by_key(|x| x.file_name());
+                for f in files {
+                    let fname = f.file_name().to_string_lossy().into_owned();
+                    if let Some(stem) = stem_of(&fname) {
+                        if stem != "nodes" && f.file_type().map(|t| t.is_file()).unwrap_or(false) {
+                            api_files.push((f.path(), stem));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Parse API files in parallel, then merge in a fixed order.
+    let max = c.limits().max_api_file_bytes;
+    let parsed: Vec<Result<Collector, IngestError>> = api_files
+        .par_iter()
+        .map(|(p, stem)| {
+            let mut part = Collector::new(c.opts);
+            let path = p.display().to_string();
+            if let Some(m) = read_api_file(p, max)? {
+                api::add_dump_file(&mut part, &path, stem, &m)?;
+            } else {
+                part.warn(format!("{path}: empty file"));
+            }
+            Ok(part)
+        })
+        .collect();
+    for part in parsed {
+        c.merge(part?);
+    }
+    if c.opts.logs {
+        let files: Vec<(String, std::path::PathBuf)> = log_dirs
+            .iter()
+            .flat_map(|(node, dir)| logs::list_log_files(node, dir).into_iter())
+            .collect();
+        let root_s = root.display().to_string();
+        let results: Vec<LogFileHits> = files
+            .par_iter()
+            .map(|(node, p)| logs::scan_file(&c.opts.catalog, &c.opts.limits, node, p, &root_s))
+            .collect();
+        c.log_files.extend(results);
+    }
+    Ok(())
+}
+
+impl Collector<'_> {
+    fn merge(&mut self, mut o: Collector) {
+        let s = &mut self.snap;
+        let t = &mut o.snap;
+        s.nodes.append(&mut t.nodes);
+        s.pods.append(&mut t.pods);
+        s.events.append(&mut t.events);
+        s.deployments.append(&mut t.deployments);
+        s.replica_sets.append(&mut t.replica_sets);
+        s.stateful_sets.append(&mut t.stateful_sets);
+        s.daemon_sets.append(&mut t.daemon_sets);
+        s.jobs.append(&mut t.jobs);
+        s.pvcs.append(&mut t.pvcs);
+        s.leases.append(&mut t.leases);
+        s.source.warnings.append(&mut t.source.warnings);
+        self.kinds.append(&mut o.kinds);
+    }
+}

@@ -1,0 +1,287 @@
+//! Node log files: scan for signatures, then attribute hit lines to pods and fold repeats.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use unstuck_logs::format::{best_time, parse_line, TimeCtx};
+use unstuck_logs::scan::{scan_reader, scan_slice, ChunkLimits, RawHit};
+use unstuck_logs::Catalog;
+use unstuck_model::{LogHit, Snapshot, Time};
+
+use crate::{Limits, Options};
+
+/// A matching line, owned (capped), before attribution.
+#[derive(Debug, Clone)]
+pub struct OwnedHit {
+    pub sig: usize,
+    pub line_no: u64,
+    pub line: Vec<u8>,
+}
+
+/// The hits of one log file.
+#[derive(Debug, Clone, Default)]
+pub struct LogFileHits {
+    pub node: String,
+    /// Path inside the bundle (`_nodes/<node>/<file>`).
+    pub file: String,
+    pub hits: Vec<OwnedHit>,
+    pub warnings: Vec<String>,
+    pub bytes: u64,
+}
+
+/// Bytes of a line kept for attribution (the evidence text is cut shorter).
+const KEEP_LINE: usize = 16 * 1024;
+
+pub(crate) fn collect_hit(out: &mut Vec<OwnedHit>, h: RawHit<'_>) {
+    out.push(OwnedHit { sig: h.sig, line_no: h.line_no, line: h.line[..h.line.len().min(KEEP_LINE)].to_vec() });
+}
+
+/// Files under `_nodes/<node>/` (and one level of subdirectories), sorted.
+pub(crate) fn list_log_files(node: &str, dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0)];
+    while let Some((d, depth)) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name == "containers.json" || name.starts_with('.') {
+                continue;
+            }
+            match e.file_type() {
+                Ok(t) if t.is_dir() && depth == 0 => stack.push((e.path(), 1)),
+                Ok(_) => out.push((node.to_string(), e.path())),
+                Err(_) => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+pub(crate) fn is_log_name(name: &str) -> bool {
+    name != "containers.json"
+}
+
+/// Scan one node log file on disk. Problems become warnings; the file is never fatal.
+pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, root: &str) -> LogFileHits {
+    let rel = p
+        .strip_prefix(root)
+        .map(|r| r.display().to_string())
+        .unwrap_or_else(|_| p.display().to_string());
+    let mut out = LogFileHits { node: node.into(), file: rel.clone(), ..Default::default() };
+    let meta = match fs::symlink_metadata(p) {
+        Ok(m) => m,
+        Err(e) => {
+            out.warnings.push(format!("{rel}: {e}; skipped"));
+            return out;
+        }
+    };
+    if !meta.file_type().is_file() {
+        let what = if meta.file_type().is_symlink() { "a symbolic link" } else if meta.is_dir() { "a directory" } else { "not a regular file (FIFO, socket or device)" };
+        out.warnings.push(format!("{rel}: {what}; skipped"));
+        return out;
+    }
+    let f = match fs::File::open(p) {
+        Ok(f) => f,
+        Err(e) => {
+            out.warnings.push(format!("{rel}: {e}; skipped"));
+            return out;
+        }
+    };
+    if rel.ends_with(".gz") {
+        let gz = flate2::read::GzDecoder::new(std::io::BufReader::new(f));
+        scan_stream(cat, limits, gz, &mut out);
+        return out;
+    }
+    if meta.len() == 0 {
+        return out;
+    }
+    if meta.len() > limits.max_log_file_bytes {
+        out.warnings.push(format!("{rel}: {} bytes, only the first {} read", meta.len(), limits.max_log_file_bytes));
+        scan_stream(cat, limits, f, &mut out);
+        return out;
+    }
+    // SAFETY: read-only map of a regular file; bytes changing under us only change what we match.
+    match unsafe { memmap2::Mmap::map(&f) } {
+        Ok(m) => {
+            out.bytes = m.len() as u64;
+            let hits = &mut out.hits;
+            scan_slice(cat, &m, 1, &mut |h: RawHit<'_>| collect_hit(hits, h));
+        }
+        Err(_) => scan_stream(cat, limits, f, &mut out),
+    }
+    out
+}
+
+/// Scan a stream (a gzip member, an archive entry).
+pub(crate) fn scan_stream(cat: &Catalog, limits: &Limits, r: impl Read, out: &mut LogFileHits) {
+    let hits = &mut out.hits;
+    let res = scan_reader(
+        cat,
+        r,
+        ChunkLimits { chunk: 8 << 20, max_bytes: limits.max_log_file_bytes },
+        &mut |h: RawHit<'_>| collect_hit(hits, h),
+    );
+    match res {
+        Ok(s) => {
+            out.bytes = s.bytes;
+            if s.truncated {
+                out.warnings.push(format!("{}: over {} bytes; the rest was not read", out.file, limits.max_log_file_bytes));
+            }
+            if s.long_lines > 0 {
+                out.warnings.push(format!("{}: {} line(s) longer than 8 MiB scanned in pieces", out.file, s.long_lines));
+            }
+        }
+        Err(e) => out.warnings.push(format!(
+            "{}: {e} (truncated or corrupt?); {} matching lines read before the error are kept",
+            out.file,
+            out.hits.len()
+        )),
+    }
+}
+
+/// Maps from identifiers found in log lines to pod UIDs.
+struct Attribution<'a> {
+    uids: HashMap<&'a str, ()>,
+    containers: HashMap<&'a str, &'a str>,
+    short_containers: HashMap<&'a str, &'a str>,
+    names_by_node: HashMap<(&'a str, &'a str), Option<&'a str>>,
+}
+
+impl<'a> Attribution<'a> {
+    fn new(snap: &'a Snapshot) -> Self {
+        let mut a = Attribution {
+            uids: HashMap::new(),
+            containers: HashMap::new(),
+            short_containers: HashMap::new(),
+            names_by_node: HashMap::new(),
+        };
+        for p in &snap.pods {
+            let uid = p.metadata.uid.as_str();
+            if uid.is_empty() {
+                continue;
+            }
+            a.uids.insert(uid, ());
+            for id in p.container_ids() {
+                a.containers.insert(id, uid);
+                if id.len() >= 12 {
+                    a.short_containers.insert(&id[..12], uid);
+                }
+            }
+            let k = (p.spec.node_name.as_str(), p.metadata.name.as_str());
+            a.names_by_node
+                .entry(k)
+                .and_modify(|v| *v = None) // ambiguous on this node
+                .or_insert(Some(uid));
+        }
+        a
+    }
+
+    /// The pod (and container ID) a line names: UID > container ID > pod name on this node.
+    fn attribute(&self, node: &str, line: &[u8]) -> (Option<String>, Option<String>) {
+        let mut by_name = None;
+        let mut by_container = None;
+        for tok in line.split(|&c| !(c.is_ascii_alphanumeric() || c == b'-' || c == b'.')) {
+            if tok.len() < 3 {
+                continue;
+            }
+            let Ok(s) = std::str::from_utf8(tok) else { continue };
+            if s.len() == 36 && self.uids.contains_key(s) {
+                let cid = by_container.map(|(_, c): (&str, &str)| c.to_string());
+                return (Some(s.to_string()), cid);
+            }
+            if by_container.is_none() && (s.len() == 64 || s.len() == 12) && s.bytes().all(|c| c.is_ascii_hexdigit()) {
+                let hit = if s.len() == 64 { self.containers.get(s) } else { self.short_containers.get(s) };
+                if let Some(uid) = hit {
+                    by_container = Some((*uid, s));
+                }
+            }
+            if by_name.is_none() {
+                if let Some(Some(uid)) = self.names_by_node.get(&(node, s)) {
+                    by_name = Some(*uid);
+                }
+            }
+        }
+        if let Some((uid, cid)) = by_container {
+            return (Some(uid.to_string()), Some(cid.to_string()));
+        }
+        (by_name.map(str::to_string), None)
+    }
+}
+
+/// Lossy UTF-8, control characters made visible, capped.
+pub fn evidence_text(line: &[u8], max: usize) -> String {
+    let s = String::from_utf8_lossy(&line[..line.len().min(max)]);
+    let mut out: String = s
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
+    if line.len() > max {
+        out.push('…');
+    }
+    out
+}
+
+fn fold_key(msg: &[u8]) -> Vec<u8> {
+    // Numbers (durations, pids, offsets) vary between repeats of the same message.
+    let mut k = Vec::with_capacity(msg.len().min(512));
+    let mut prev_digit = false;
+    for &c in msg.iter().take(512) {
+        let d = c.is_ascii_digit();
+        if d {
+            if !prev_digit {
+                k.push(b'#');
+            }
+        } else {
+            k.push(c);
+        }
+        prev_digit = d;
+    }
+    k
+}
+
+/// Parse times, attribute to pods, and fold repeated lines of the same signature and subject.
+pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Options, now: Time) -> Vec<LogHit> {
+    let attr = Attribution::new(snap);
+    let ctx = TimeCtx { reference: now, tz: opts.log_tz.clone() };
+    let mut out: Vec<LogHit> = Vec::new();
+    for f in files {
+        let mut folded: HashMap<(usize, Option<String>, Vec<u8>), usize> = HashMap::new();
+        for h in f.hits {
+            let parsed = parse_line(&ctx, &h.line);
+            let (time, _) = best_time(&ctx, &parsed);
+            let (pod_uid, container_id) = attr.attribute(&f.node, &h.line);
+            let key = (h.sig, pod_uid.clone(), fold_key(&parsed.message));
+            if let Some(&i) = folded.get(&key) {
+                let prev: &mut LogHit = &mut out[i];
+                prev.count += 1;
+                prev.last_line = h.line_no;
+                if time.is_some() {
+                    prev.last_time = time;
+                }
+                continue;
+            }
+            let sig = opts.catalog.get(h.sig);
+            folded.insert(key, out.len());
+            out.push(LogHit {
+                signature: sig.id.clone(),
+                feeds: sig.feeds.clone(),
+                severity: sig.severity,
+                node: f.node.clone(),
+                file: f.file.clone(),
+                line: h.line_no,
+                time,
+                text: evidence_text(&h.line, opts.limits.max_evidence_line),
+                pod_uid,
+                container_id,
+                count: 1,
+                last_line: h.line_no,
+                last_time: time,
+            });
+        }
+    }
+    out
+}
