@@ -1,0 +1,326 @@
+//! The diagnosis engine: classify pods, run the catalog, build pod, node and workload findings.
+
+use std::collections::{BTreeMap, HashMap};
+
+use jiff::SignedDuration;
+use unstuck_model::{Pod, Snapshot, Time};
+
+use crate::stuck::classify;
+use crate::util::human;
+use crate::{health, number, Cause, Check, Cx, Evidence, EvidenceSource, Finding, ObjectRef, Severity, StuckPod, Subject};
+
+/// What to look at and how strict to be.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// A pod is stuck this long past its deletion deadline, or past scheduling while creating.
+    pub stuck_after: SignedDuration,
+    /// Only these namespaces (empty = all).
+    pub namespaces: Vec<String>,
+    /// Label selector terms (`k=v`, `k!=v`, `k`, `!k`), all must hold.
+    pub selector: Vec<Selector>,
+    /// Only findings of these rules (empty = all).
+    pub rules: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { stuck_after: SignedDuration::from_secs(300), namespaces: Vec::new(), selector: Vec::new(), rules: Vec::new() }
+    }
+}
+
+/// One term of a label selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    Eq(String, String),
+    NotEq(String, String),
+    Exists(String),
+    NotExists(String),
+}
+
+impl Selector {
+    /// Parse `a=b,c!=d,e,!f` (the equality-based subset of kubectl's `-l`).
+    pub fn parse(s: &str) -> Result<Vec<Selector>, String> {
+        let mut out = Vec::new();
+        for term in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let valid = |k: &str| !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_./".contains(&c));
+            let sel = if let Some((k, v)) = term.split_once("!=") {
+                Selector::NotEq(k.trim().into(), v.trim().into())
+            } else if let Some((k, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
+                Selector::Eq(k.trim().into(), v.trim().into())
+            } else if let Some(k) = term.strip_prefix('!') {
+                Selector::NotExists(k.trim().into())
+            } else {
+                Selector::Exists(term.into())
+            };
+            let k = match &sel {
+                Selector::Eq(k, _) | Selector::NotEq(k, _) | Selector::Exists(k) | Selector::NotExists(k) => k,
+            };
+            if !valid(k) {
+                return Err(format!("invalid label selector term {term:?}"));
+            }
+            out.push(sel);
+        }
+        Ok(out)
+    }
+
+    fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        match self {
+            Selector::Eq(k, v) => labels.get(k) == Some(v),
+            Selector::NotEq(k, v) => labels.get(k) != Some(v),
+            Selector::Exists(k) => labels.contains_key(k),
+            Selector::NotExists(k) => !labels.contains_key(k),
+        }
+    }
+}
+
+/// The result of one evaluation.
+#[derive(Debug, Clone)]
+pub struct Diagnosis {
+    pub now: Time,
+    pub findings: Vec<Finding>,
+    pub pods_checked: usize,
+    pub pods_stuck: usize,
+    pub nodes_checked: usize,
+}
+
+fn default_severity(rule: &str) -> Severity {
+    match rule {
+        "node-lost" | "runtime-unresponsive" | "pid-exhaustion" | "volume-unmount-hang" | "poststart-exec-hang" => Severity::Critical,
+        "evicted" => Severity::Info,
+        "crash-loop" | "image-pull-failure" | "unschedulable" | "oom-killed" | "stuck-unknown" => Severity::Warning,
+        _ => Severity::Error,
+    }
+}
+
+fn pod_subject(p: &Pod) -> Subject {
+    Subject {
+        kind: "Pod".into(),
+        namespace: p.metadata.namespace.clone(),
+        name: p.metadata.name.clone(),
+        uid: p.metadata.uid.clone(),
+        resource_version: p.metadata.resource_version.clone(),
+        node: p.spec.node_name.clone(),
+    }
+}
+
+pub(crate) fn pod_ref(p: &Pod, note: Option<String>) -> ObjectRef {
+    ObjectRef {
+        kind: "Pod".into(),
+        namespace: p.metadata.namespace.clone(),
+        name: p.metadata.name.clone(),
+        uid: p.metadata.uid.clone(),
+        note,
+    }
+}
+
+/// Recent events of a pod as evidence (warnings first, newest first, at most `max`).
+pub fn pod_event_evidence(cx: &Cx<'_>, pod: &Pod, max: usize) -> Vec<Evidence> {
+    let mut evs = cx.ix.pod_events(pod);
+    evs.sort_by_key(|e| (e.type_ != "Warning", std::cmp::Reverse(e.time())));
+    evs.into_iter()
+        .take(max)
+        .map(|e| Evidence {
+            source: EvidenceSource::Event,
+            text: format!("{} {} ({}): {}", e.type_, e.reason, e.component(), e.message),
+            file: None,
+            line: None,
+            time: e.first_timestamp.or(e.event_time).or(e.last_timestamp),
+            count: e.count.filter(|c| *c > 1).map(|c| c as u64),
+            last_time: e.last_timestamp.filter(|_| e.count.unwrap_or(1) > 1),
+            last_line: None,
+            signature: None,
+        })
+        .collect()
+}
+
+fn selected(cfg: &Config, p: &Pod) -> bool {
+    (cfg.namespaces.is_empty() || cfg.namespaces.contains(&p.metadata.namespace))
+        && cfg.selector.iter().all(|s| s.matches(&p.metadata.labels))
+}
+
+/// Run the whole catalog over a snapshot.
+pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
+    let now = snap.source.captured_at.unwrap_or_else(Time::now);
+    let ix = snap.index();
+    let health = health::compute(&ix, now);
+    let cx = Cx { ix: &ix, now, cfg, health };
+    let pods: Vec<&Pod> = snap.pods.iter().filter(|p| selected(cfg, p)).collect();
+    let stuck: Vec<StuckPod> = pods.iter().filter_map(|p| classify(p, now, cfg.stuck_after)).collect();
+    let mut findings: Vec<Finding> = Vec::new();
+
+    // Pod findings: the first pod rule that matches is the primary cause.
+    let mut primary: HashMap<&str, &'static str> = HashMap::new();
+    for sp in &stuck {
+        let mut first: Option<(&'static str, Cause)> = None;
+        let mut contributing = Vec::new();
+        for r in crate::catalog() {
+            let Check::Pod(check) = r.check else { continue };
+            if let Some(c) = check(&cx, sp) {
+                if first.is_none() {
+                    first = Some((r.id, c));
+                } else if r.id != "stuck-unknown" {
+                    contributing.push(r.id.to_string());
+                }
+            }
+        }
+        let Some((rule, cause)) = first else { continue };
+        primary.insert(sp.pod.metadata.uid.as_str(), rule);
+        findings.push(pod_finding(&cx, sp, rule, cause, contributing, &stuck));
+    }
+
+    // Node findings: what is wrong with a node, and the stuck pods it holds.
+    let mut node_names: Vec<&str> = cx.health.keys().copied().collect();
+    node_names.sort();
+    for name in node_names {
+        let h = &cx.health[name];
+        let on_node: Vec<&StuckPod> = stuck.iter().filter(|s| s.pod.spec.node_name == name).collect();
+        let mut first: Option<(&'static str, Cause)> = None;
+        let mut contributing = Vec::new();
+        for r in crate::catalog() {
+            let Some(nc) = r.node_check else { continue };
+            if let Some(c) = nc(&cx, h, &on_node) {
+                if first.is_none() {
+                    first = Some((r.id, c));
+                } else {
+                    contributing.push(r.id.to_string());
+                }
+            }
+        }
+        let Some((rule, cause)) = first else { continue };
+        let state = if h.is_lost() {
+            if h.node.is_none() { "Deleted".to_string() } else { "NotReady (Unknown)".to_string() }
+        } else if h.not_ready.is_some() {
+            "NotReady".to_string()
+        } else {
+            "Ready".to_string()
+        };
+        let since = cause.evidence.iter().filter_map(|e| e.time).min();
+        findings.push(Finding {
+            rule: rule.into(),
+            severity: cause.severity.unwrap_or(default_severity(rule)),
+            subject: Subject {
+                kind: "Node".into(),
+                name: name.into(),
+                uid: h.node.map(|n| n.metadata.uid.clone()).unwrap_or_default(),
+                resource_version: h.node.map(|n| n.metadata.resource_version.clone()).unwrap_or_default(),
+                ..Default::default()
+            },
+            state,
+            stuck_for_seconds: since.map(|t| now.duration_since(t).as_secs()),
+            stuck_for: since.map(|t| human(now.duration_since(t))),
+            since,
+            summary: format!(
+                "{} ({} of {} pods on the node stuck)",
+                cause.summary,
+                on_node.len(),
+                h.pods_total
+            ),
+            blast_radius: Some("node".into()),
+            evidence: cause.evidence,
+            remediation: number(cause.remediation),
+            contributing,
+            blocks: Vec::new(),
+            pods: on_node
+                .iter()
+                .map(|s| pod_ref(s.pod, Some(format!("{} — {}", s.state_str(), primary.get(s.pod.metadata.uid.as_str()).unwrap_or(&"?")))))
+                .collect(),
+        });
+    }
+
+    // Workload findings, and what each pod blocks.
+    for r in crate::catalog() {
+        if let Check::Workload(check) = r.check {
+            findings.extend(check(&cx, &stuck));
+        }
+    }
+    let mut blocks: HashMap<String, Vec<ObjectRef>> = HashMap::new();
+    for f in findings.iter().filter(|f| f.subject.kind != "Pod" && f.subject.kind != "Node") {
+        for p in &f.pods {
+            blocks.entry(p.uid.clone()).or_default().push(ObjectRef {
+                kind: f.subject.kind.clone(),
+                namespace: f.subject.namespace.clone(),
+                name: f.subject.name.clone(),
+                uid: f.subject.uid.clone(),
+                note: Some(f.rule.clone()),
+            });
+        }
+    }
+    for f in findings.iter_mut().filter(|f| f.subject.kind == "Pod") {
+        if let Some(b) = blocks.remove(&f.subject.uid) {
+            f.blocks = b;
+        }
+    }
+    if !cfg.rules.is_empty() {
+        findings.retain(|f| cfg.rules.contains(&f.rule));
+    }
+    findings.sort_by(|a, b| {
+        let kind_rank = |k: &str| match k {
+            "Node" => 0,
+            "Pod" => 2,
+            _ => 1,
+        };
+        (kind_rank(&a.subject.kind), &a.subject.node, std::cmp::Reverse(a.severity), &a.rule, &a.subject.namespace, &a.subject.name).cmp(&(
+            kind_rank(&b.subject.kind),
+            &b.subject.node,
+            std::cmp::Reverse(b.severity),
+            &b.rule,
+            &b.subject.namespace,
+            &b.subject.name,
+        ))
+    });
+    Diagnosis { now, pods_checked: pods.len(), pods_stuck: stuck.len(), nodes_checked: cx.health.len(), findings }
+}
+
+fn pod_finding(cx: &Cx<'_>, sp: &StuckPod<'_>, rule: &'static str, cause: Cause, contributing: Vec<String>, all: &[StuckPod<'_>]) -> Finding {
+    let pod = sp.pod;
+    let node = pod.spec.node_name.as_str();
+    let mut summary = cause.summary;
+    let mut blast = None;
+    if !node.is_empty() {
+        let h = cx.node_health(node);
+        let total = h.map_or(0, |h| h.pods_total);
+        let stuck_here = all.iter().filter(|s| s.pod.spec.node_name == node).count();
+        let node_wide = crate::catalog()
+            .iter()
+            .any(|r| r.id == rule && r.node_check.is_some_and(|nc| h.is_some_and(|h| nc(cx, h, &[]).is_some())));
+        if node_wide || (stuck_here > 1 && stuck_here == total) {
+            blast = Some("node".to_string());
+            summary.push_str(&format!(" [node-wide: {stuck_here} of {total} pods on {node} stuck]"));
+        } else {
+            blast = Some("pod".to_string());
+            summary.push_str(&format!(" [this pod only: {stuck_here} of {total} pods on {node} stuck]"));
+        }
+    }
+    let mut evidence = vec![Evidence::api(format!(
+        "{} is {} (phase {}{}){}",
+        pod.key(),
+        sp.state_str(),
+        if pod.status.phase.is_empty() { "?" } else { &pod.status.phase },
+        if pod.metadata.finalizers.is_empty() { String::new() } else { format!(", finalizers {:?}", pod.metadata.finalizers) },
+        match (&sp.state, pod.metadata.deletion_timestamp) {
+            (crate::StuckState::Terminating, Some(dt)) => format!(", deletionTimestamp {dt}"),
+            _ => String::new(),
+        }
+    ))
+    .at(sp.since)];
+    evidence.extend(cause.evidence);
+    if !evidence.iter().any(|e| e.source == EvidenceSource::Event) {
+        evidence.extend(pod_event_evidence(cx, pod, 3));
+    }
+    Finding {
+        rule: rule.into(),
+        severity: cause.severity.unwrap_or(default_severity(rule)),
+        subject: pod_subject(pod),
+        state: sp.state_str(),
+        stuck_for_seconds: sp.stuck_for.map(|d| d.as_secs()),
+        stuck_for: sp.stuck_for.map(human),
+        since: sp.since,
+        summary,
+        blast_radius: blast,
+        evidence,
+        remediation: number(cause.remediation),
+        contributing,
+        blocks: Vec::new(),
+        pods: Vec::new(),
+    }
+}

@@ -1,0 +1,224 @@
+//! Findings: what the report is made of. Findings are data, never errors.
+
+use serde::Serialize;
+pub use unstuck_model::Severity;
+use unstuck_model::Time;
+
+/// What a finding is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Subject {
+    pub kind: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub resource_version: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub node: String,
+}
+
+impl Subject {
+    pub fn display(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{}/{}", self.kind, self.name)
+        } else {
+            format!("{}/{}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+}
+
+/// Where a piece of evidence comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EvidenceSource {
+    /// A field of an API object (spec, status, metadata).
+    Api,
+    /// A Kubernetes Event.
+    Event,
+    /// A node log line.
+    Log,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evidence {
+    pub source: EvidenceSource,
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<Time>,
+    /// Repeats folded into this entry (logs and events).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_time: Option<Time>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_line: Option<u64>,
+    /// The signature that matched (logs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+}
+
+impl Evidence {
+    pub fn api(text: impl Into<String>) -> Self {
+        Evidence {
+            source: EvidenceSource::Api,
+            text: text.into(),
+            file: None,
+            line: None,
+            time: None,
+            count: None,
+            last_time: None,
+            last_line: None,
+            signature: None,
+        }
+    }
+    pub fn at(mut self, t: Option<Time>) -> Self {
+        self.time = t;
+        self
+    }
+}
+
+/// Where a remediation step runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "type", content = "node")]
+pub enum Target {
+    /// With kubectl against the cluster.
+    Cluster,
+    /// On the node itself (ssh, `kubectl node-shell`, console).
+    Host(String),
+    /// A change to a workload's spec or the cluster's configuration.
+    Config,
+}
+
+/// One numbered remediation step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub step: u32,
+    pub action: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    pub target: Target,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub risk: Option<String>,
+    /// True when the step changes the cluster or the node (what `unstuck fix` would apply).
+    pub mutating: bool,
+}
+
+/// A reference to a related object (pods a node holds, workloads a pod blocks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectRef {
+    pub kind: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One finding of the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub rule: String,
+    pub severity: Severity,
+    pub subject: Subject,
+    /// The state as `kubectl get` shows it (Terminating, ContainerCreating…), or the node's state.
+    pub state: String,
+    /// Seconds the subject has been stuck (past its deletion deadline, or since scheduling).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stuck_for_seconds: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stuck_for: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<Time>,
+    pub summary: String,
+    /// "pod" when only this pod is affected, "node" when the node's problem affects all its pods.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blast_radius: Option<String>,
+    pub evidence: Vec<Evidence>,
+    pub remediation: Vec<Step>,
+    /// Other rules that also matched (contributing causes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contributing: Vec<String>,
+    /// Workloads this finding's subject holds up.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<ObjectRef>,
+    /// For node and workload findings: the stuck pods involved.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pods: Vec<ObjectRef>,
+}
+
+/// What a pod rule returns: the cause, before the engine wraps it into a finding.
+#[derive(Debug, Clone, Default)]
+pub struct Cause {
+    pub severity: Option<Severity>,
+    pub summary: String,
+    pub evidence: Vec<Evidence>,
+    pub remediation: Vec<StepDraft>,
+}
+
+/// A remediation step before numbering.
+#[derive(Debug, Clone)]
+pub struct StepDraft {
+    pub action: String,
+    pub command: Option<String>,
+    pub target: Target,
+    pub risk: Option<String>,
+    pub mutating: bool,
+}
+
+impl StepDraft {
+    pub fn cluster(action: impl Into<String>, command: impl Into<String>) -> Self {
+        StepDraft { action: action.into(), command: Some(command.into()), target: Target::Cluster, risk: None, mutating: false }
+    }
+    pub fn host(node: &str, action: impl Into<String>, command: impl Into<String>) -> Self {
+        StepDraft {
+            action: action.into(),
+            command: Some(command.into()),
+            target: Target::Host(node.to_string()),
+            risk: None,
+            mutating: false,
+        }
+    }
+    pub fn config(action: impl Into<String>) -> Self {
+        StepDraft { action: action.into(), command: None, target: Target::Config, risk: None, mutating: false }
+    }
+    pub fn cmd(mut self, c: impl Into<String>) -> Self {
+        self.command = Some(c.into());
+        self
+    }
+    pub fn risk(mut self, r: impl Into<String>) -> Self {
+        self.risk = Some(r.into());
+        self
+    }
+    pub fn mutating(mut self) -> Self {
+        self.mutating = true;
+        self
+    }
+}
+
+pub fn number(steps: Vec<StepDraft>) -> Vec<Step> {
+    steps
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| Step {
+            step: i as u32 + 1,
+            action: s.action,
+            command: s.command,
+            target: s.target,
+            risk: s.risk,
+            mutating: s.mutating,
+        })
+        .collect()
+}

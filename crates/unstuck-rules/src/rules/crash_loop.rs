@@ -1,0 +1,62 @@
+use crate::util::sh;
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
+
+declare_rule! {
+    /// ## What it detects
+    /// Pods with a container in `CrashLoopBackOff` that were not killed for memory (see `oom-killed`).
+    ///
+    /// ## Why it matters
+    /// The container starts and exits again; the kubelet waits longer before each restart (up to five
+    /// minutes). The cause is in the container's own output or configuration.
+    ///
+    /// ## Evidence
+    /// The waiting message, the last termination reason and exit code, the restart count.
+    ///
+    /// ## Remediation
+    /// 1. Read the previous container's log (`kubectl logs --previous`).
+    /// 2. Fix the configuration, command or dependency it fails on.
+    ///
+    /// ## References
+    /// - https://kubernetes.io/docs/tasks/debug/debug-application/debug-pods/
+    /// - Seed 001 (section 4).
+    pub static RULE = {
+        id: "crash-loop",
+        summary: "A container keeps crashing and restarting",
+        scope: Scope::Pod,
+        check: Check::Pod(check),
+    };
+}
+
+fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    if sp.state != StuckState::CrashLoop {
+        return None;
+    }
+    let pod = sp.pod;
+    let mut evidence = Vec::new();
+    let mut first = None;
+    for c in pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses) {
+        if c.state.waiting.as_ref().is_some_and(|w| w.reason == "CrashLoopBackOff") {
+            first.get_or_insert(c.name.clone());
+            let last = c
+                .last_state
+                .terminated
+                .as_ref()
+                .map(|t| format!("last exit: {} code {}", if t.reason.is_empty() { "?" } else { &t.reason }, t.exit_code))
+                .unwrap_or_default();
+            evidence.push(Evidence::api(format!("container {:?}: CrashLoopBackOff, {} restarts; {last}", c.name, c.restart_count)));
+        }
+    }
+    let c = first.unwrap_or_default();
+    Some(Cause {
+        severity: None,
+        summary: format!("container {c:?} keeps crashing"),
+        evidence,
+        remediation: vec![
+            StepDraft::cluster(
+                "Read the crashed container's output",
+                format!("kubectl logs -n {} {} -c {} --previous", sh(&pod.metadata.namespace), sh(&pod.metadata.name), sh(&c)),
+            ),
+            StepDraft::config("Fix the configuration, command or dependency the container fails on"),
+        ],
+    })
+}

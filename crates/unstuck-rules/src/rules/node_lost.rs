@@ -1,0 +1,126 @@
+use super::{finish_deletion, replace_node, role_labels};
+use crate::util::sh;
+use crate::{declare_rule, Cause, Check, Cx, NodeHealth, Scope, StepDraft, StuckPod};
+
+declare_rule! {
+    /// ## What it detects
+    /// Pods stuck (`Terminating`, `ContainerCreating`, phase `Unknown`) on a node whose kubelet no
+    /// longer reports: `Ready=Unknown` ("Kubelet stopped posting node status"), the
+    /// `node.kubernetes.io/unreachable` taint, a stale Lease heartbeat, or a Node object that was deleted
+    /// while pods still name it.
+    ///
+    /// ## Why it matters
+    /// Only the kubelet completes a graceful deletion. When a node is powered off or cut off, the
+    /// taint-eviction controller marks its pods for deletion after their `tolerationSeconds` (300 s by
+    /// default), and they stay `Terminating` with phase `Running` forever. Recreate Deployments and
+    /// StatefulSets count those pods as still running and stop rolling out (seed 002).
+    ///
+    /// ## Evidence
+    /// The node's `Ready` condition and its reason/message, its taints, the `kube-node-lease` Lease
+    /// `renewTime`, and the pod's `deletionTimestamp`.
+    ///
+    /// ## Remediation
+    /// 1. Confirm the node is really down (console, cloud API); a partitioned node may still run the pods.
+    /// 2. If it is powered off: add the `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`
+    ///    taint (PodGC force-deletes its pods and volumes detach), or delete the Node.
+    /// 3. Otherwise force-delete the pods: `kubectl delete pod --grace-period=0 --force`. Risk: the
+    ///    containers may still run on an unreachable node; for StatefulSet pods this can break the
+    ///    at-most-one guarantee.
+    /// 4. After recovery, remove the out-of-service taint; a rejoined node needs its labels back.
+    ///
+    /// ## References
+    /// - https://kubernetes.io/docs/concepts/cluster-administration/node-shutdown/#non-graceful-node-shutdown
+    /// - https://kubernetes.io/docs/tasks/run-application/force-delete-stateful-set-pod/
+    /// - Seeds 001 (kubelet stopped / node lost contact) and 002 (powered-off node, Recreate rollout blocked).
+    pub static RULE = {
+        id: "node-lost",
+        summary: "The node's kubelet stopped reporting; nothing completes the pod's deletion or start",
+        scope: Scope::Pod,
+        check: Check::Pod(check),
+        node_check: node_check,
+    };
+}
+
+fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    let node = sp.pod.spec.node_name.as_str();
+    let h = cx.node_health(node)?;
+    if !h.is_lost() {
+        return None;
+    }
+    let pod = sp.pod;
+    let sts = cx.ix.pod_statefulset(pod);
+    let mut steps = Vec::new();
+    lost_node_steps(h, &mut steps);
+    let risk = if sts.is_some() {
+        "StatefulSet pod: force-deleting while the node may still run it can start a second copy with the same identity; only do it once the node is known to be down"
+    } else {
+        "the containers may keep running on the unreachable node"
+    };
+    finish_deletion(pod, &mut steps, Some(risk));
+    Some(Cause {
+        severity: None,
+        summary: if h.node.is_none() {
+            format!("node {node} was deleted but the pod still names it")
+        } else {
+            format!("node {node} stopped reporting; no kubelet will finish this pod")
+        },
+        evidence: h.lost.clone(),
+        remediation: steps,
+    })
+}
+
+fn lost_node_steps(h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) {
+    let n = sh(h.name);
+    if h.node.is_none() {
+        steps.push(StepDraft::cluster(
+            "The Node is gone: PodGC should delete its pods within a minute; check kube-controller-manager is running",
+            "kubectl get pods -n kube-system -l component=kube-controller-manager",
+        ));
+        return;
+    }
+    steps.push(StepDraft::cluster(
+        format!("Confirm node {} is really down (console / cloud API); a partitioned node may still be running its pods", h.name),
+        format!("kubectl get node {n} -o wide"),
+    ));
+    steps.push(
+        StepDraft::cluster(
+            "If it is powered off: mark it out of service so PodGC force-deletes its pods and volumes detach (or delete the Node)",
+            format!("kubectl taint nodes {n} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute"),
+        )
+        .mutating()
+        .risk("only for nodes that are really shut down; remove the taint once the node is back"),
+    );
+}
+
+fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Option<Cause> {
+    if !h.is_lost() {
+        return None;
+    }
+    let mut steps = Vec::new();
+    lost_node_steps(h, &mut steps);
+    if h.node.is_some() {
+        let runtime = h.runtime();
+        let mut rest = Vec::new();
+        replace_node(h.name, &role_labels(cx, h.name), runtime, &mut rest);
+        // After the out-of-service step, the seed 001 path for a node that must be rebuilt.
+        steps.push(StepDraft::config("Or, to rebuild it instead (seed 001):"));
+        steps.extend(rest);
+        steps.push(
+            StepDraft::cluster(
+                "Once the node is back (or deleted), remove the out-of-service taint if you set it",
+                format!("kubectl taint nodes {} node.kubernetes.io/out-of-service-", sh(h.name)),
+            )
+            .mutating(),
+        );
+    }
+    Some(Cause {
+        severity: None,
+        summary: if h.node.is_none() {
+            format!("node {} was deleted while pods still name it", h.name)
+        } else {
+            format!("node {} stopped reporting (kubelet gone or unreachable)", h.name)
+        },
+        evidence: h.lost.clone(),
+        remediation: steps,
+    })
+}

@@ -1,0 +1,103 @@
+use super::{finish_deletion, logs_evidence, replace_node, role_labels};
+use crate::util::sh;
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
+
+declare_rule! {
+    /// ## What it detects
+    /// Pods stuck `ContainerCreating` or `Terminating` on a node that has run out of process IDs:
+    /// `fork/exec …: resource temporarily unavailable` from dockerd, containerd, kube-proxy or the
+    /// kubelet, `fork of child failed: Resource temporarily unavailable` from systemd-udevd,
+    /// `pthread_create failed`, `fork rejected by pids controller`, or the node condition
+    /// `PIDPressure=True`.
+    ///
+    /// ## Why it matters
+    /// When the node hits `kernel.pid_max`, `threads-max` or the kubelet user's `ulimit -u`, nothing can
+    /// fork: the runtime cannot start `runc`, so no container is created or killed, and the node often
+    /// cannot even be reached by ssh. Every pod on it is affected, not one (seed 001, node 117).
+    ///
+    /// ## Evidence
+    /// `/var/log/messages`, dockerd/containerd and kubelet lines with the signatures above, attributed to
+    /// the node; the node's `PIDPressure` condition.
+    ///
+    /// ## Remediation
+    /// 1. Cordon the node.
+    /// 2. Find the process or pod that leaks threads (`ps -eo nlwp,pid,comm --sort=-nlwp | head`) and stop it.
+    /// 3. Raise the limits where they are too low (`kernel.pid_max`, `ulimit -u`) and set the kubelet's
+    ///    `podPidsLimit` so one pod cannot exhaust the node.
+    /// 4. If the node does not recover: delete the Node, reboot the host, let it rejoin, restore labels.
+    /// 5. Force-delete pods still stuck.
+    ///
+    /// ## References
+    /// - https://kubernetes.io/docs/concepts/policy/pid-limiting/
+    /// - Seed 001 (`fork/exec /usr/bin/runc: resource temporarily unavailable`).
+    pub static RULE = {
+        id: "pid-exhaustion",
+        summary: "The node ran out of PIDs/threads; the runtime cannot fork to create or kill containers",
+        scope: Scope::Pod,
+        check: Check::Pod(check),
+        node_check: node_check,
+    };
+}
+
+fn signals<'a>(h: &NodeHealth<'a>) -> (Vec<&'a unstuck_model::LogHit>, bool) {
+    (h.hits_for(RULE.id), h.condition_true("PIDPressure"))
+}
+
+fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    if !(sp.state.is_terminating() || sp.state.is_creating()) {
+        return None;
+    }
+    let node = sp.pod.spec.node_name.as_str();
+    let h = cx.node_health(node)?;
+    let (hits, pressure) = signals(h);
+    if hits.is_empty() && !pressure {
+        return None;
+    }
+    let mut evidence = logs_evidence(&hits, 4);
+    if pressure {
+        evidence.push(Evidence::api(format!("node {node} condition PIDPressure=True")));
+    }
+    let mut steps = vec![StepDraft::cluster(
+        "This is a node problem: see the node finding for the full plan; meanwhile stop new pods landing there",
+        format!("kubectl cordon {}", sh(node)),
+    )
+    .mutating()];
+    finish_deletion(sp.pod, &mut steps, Some("only once the node can kill containers again, or it has been rebooted"));
+    Some(Cause {
+        severity: None,
+        summary: format!("node {node} cannot fork new processes (PID/thread exhaustion)"),
+        evidence,
+        remediation: steps,
+    })
+}
+
+fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Option<Cause> {
+    let (hits, pressure) = signals(h);
+    if hits.is_empty() && !pressure {
+        return None;
+    }
+    let mut evidence = logs_evidence(&hits, 5);
+    if pressure {
+        evidence.push(Evidence::api(format!("node {} condition PIDPressure=True", h.name)));
+    }
+    let mut steps = vec![
+        StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {}", sh(h.name))).mutating(),
+        StepDraft::host(
+            h.name,
+            "Confirm the limit and find the process that leaks threads",
+            "cat /proc/sys/kernel/pid_max /proc/sys/kernel/threads-max; ps -eLf | wc -l; ps -eo nlwp,pid,comm --sort=-nlwp | head",
+        ),
+        StepDraft::host(h.name, "Stop the leaking process (or delete its pod)", "kill <pid>").mutating(),
+        StepDraft::config("Raise kernel.pid_max / ulimit -u where they are too low, and set the kubelet's podPidsLimit so one pod cannot exhaust the node"),
+    ];
+    let mut rebuild = Vec::new();
+    replace_node(h.name, &role_labels(cx, h.name), h.runtime(), &mut rebuild);
+    steps.push(StepDraft::config("If the node does not recover (seed 001):"));
+    steps.extend(rebuild.into_iter().skip(1));
+    Some(Cause {
+        severity: None,
+        summary: format!("node {} ran out of PIDs/threads (fork fails with EAGAIN)", h.name),
+        evidence,
+        remediation: steps,
+    })
+}

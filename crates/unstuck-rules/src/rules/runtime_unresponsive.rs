@@ -1,0 +1,130 @@
+use super::{event_evidence, finish_deletion, logs_evidence, pod_events_with, pod_hits, replace_node, role_labels};
+use crate::util::sh;
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
+
+declare_rule! {
+    /// ## What it detects
+    /// Pods stuck `Terminating` or `ContainerCreating` because the container runtime does not answer the
+    /// kubelet: `PLEG is not healthy: pleg was last seen active … ago`, `pleg has yet to be successful`,
+    /// `Skipping pod synchronization`, `rpc error: code = DeadlineExceeded desc = context deadline
+    /// exceeded`, `error killing pod` / `KillContainerError`, `FailedKillPod` events, or a `Ready=False`
+    /// node whose message names PLEG or the runtime.
+    ///
+    /// ## Why it matters
+    /// The kubelet relists containers through the runtime (PLEG); when docker/containerd hangs (storage
+    /// driver, kernel bug, a stuck mount or exec), kills and creations time out and the kubelet stops
+    /// syncing pods. The pod cannot finish terminating until the runtime answers again.
+    ///
+    /// ## Evidence
+    /// kubelet and runtime log lines (node-wide and those naming the pod), `FailedKillPod` /
+    /// `FailedCreatePodSandBox` events with `DeadlineExceeded`, the node's Ready condition.
+    ///
+    /// ## Remediation
+    /// 1. Cordon the node.
+    /// 2. On the node, check the runtime answers (`crictl ps`, `docker ps`); restart it, then the kubelet.
+    /// 3. If it stays hung: delete the Node, make sure no container is left, reboot, let the node
+    ///    rejoin, restore its labels (seed 001).
+    /// 4. Force-delete pods still stuck.
+    ///
+    /// ## References
+    /// - https://github.com/kubernetes/kubernetes/issues/45419 (PLEG is not healthy)
+    /// - Seed 001 (`rpc error … context deadline exceeded`, `PLEG is not healthy`).
+    pub static RULE = {
+        id: "runtime-unresponsive",
+        summary: "The container runtime does not answer the kubelet (PLEG unhealthy, deadline exceeded)",
+        scope: Scope::Pod,
+        check: Check::Pod(check),
+        node_check: node_check,
+    };
+}
+
+fn not_ready_runtime(h: &NodeHealth<'_>) -> Option<String> {
+    let m = h.not_ready.as_ref()?;
+    (m.contains("PLEG") || m.contains("container runtime is down") || m.contains("container runtime status check"))
+        .then(|| m.clone())
+}
+
+fn node_signals<'a>(h: &NodeHealth<'a>) -> Vec<&'a unstuck_model::LogHit> {
+    h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none()).collect()
+}
+
+fn restart_runtime(node: &str, runtime: &str) -> StepDraft {
+    let svc = match runtime {
+        "docker" => "docker",
+        "cri-o" => "crio",
+        _ => "containerd",
+    };
+    let probe = if runtime == "docker" { "timeout 10 docker ps" } else { "timeout 10 crictl ps" };
+    StepDraft::host(
+        node,
+        format!("Check the runtime answers; if it hangs, restart {svc} and then the kubelet"),
+        format!("{probe} >/dev/null || (systemctl restart {svc} && systemctl restart kubelet)"),
+    )
+    .mutating()
+    .risk("restarting the runtime can restart containers on the node")
+}
+
+fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    if !(sp.state.is_terminating() || sp.state.is_creating()) {
+        return None;
+    }
+    let pod = sp.pod;
+    let node = pod.spec.node_name.as_str();
+    let h = cx.node_health(node)?;
+    let own = pod_hits(cx, pod, RULE.id);
+    let events = pod_events_with(cx, pod, &["FailedKillPod", "FailedCreatePodSandBox", "FailedSync"], Some("DeadlineExceeded"));
+    let mut events = events;
+    events.extend(pod_events_with(cx, pod, &["FailedKillPod"], None).into_iter().filter(|e| !e.message.contains("DeadlineExceeded")));
+    let nodewide = node_signals(h);
+    let nr = not_ready_runtime(h);
+    if own.is_empty() && events.is_empty() && nodewide.is_empty() && nr.is_none() {
+        return None;
+    }
+    let mut evidence: Vec<Evidence> = events.iter().take(3).map(|e| event_evidence(e)).collect();
+    evidence.extend(logs_evidence(&own, 3));
+    evidence.extend(logs_evidence(&nodewide, 2));
+    if let Some(m) = &nr {
+        evidence.push(Evidence::api(format!("node {node} {m}")));
+    }
+    let mut steps = vec![
+        StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {}", sh(node))).mutating(),
+        restart_runtime(node, h.runtime()),
+    ];
+    finish_deletion(pod, &mut steps, Some("only once the runtime has killed the containers, or the node has been rebooted"));
+    Some(Cause {
+        severity: None,
+        summary: if nodewide.is_empty() && nr.is_none() {
+            "the runtime times out killing/creating this pod's containers".into()
+        } else {
+            format!("the container runtime on {node} is not responding (PLEG unhealthy)")
+        },
+        evidence,
+        remediation: steps,
+    })
+}
+
+fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Option<Cause> {
+    let hits = node_signals(h);
+    let nr = not_ready_runtime(h);
+    if hits.is_empty() && nr.is_none() {
+        return None;
+    }
+    let mut evidence = logs_evidence(&hits, 5);
+    if let Some(m) = nr {
+        evidence.push(Evidence::api(format!("node {} {m}", h.name)));
+    }
+    let mut steps = vec![
+        StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {}", sh(h.name))).mutating(),
+        restart_runtime(h.name, h.runtime()),
+        StepDraft::config("If the runtime stays hung, rebuild the node (seed 001):"),
+    ];
+    let mut rebuild = Vec::new();
+    replace_node(h.name, &role_labels(cx, h.name), h.runtime(), &mut rebuild);
+    steps.extend(rebuild.into_iter().skip(1));
+    Some(Cause {
+        severity: None,
+        summary: format!("the container runtime on {} is not responding (PLEG unhealthy / deadlines exceeded)", h.name),
+        evidence,
+        remediation: steps,
+    })
+}

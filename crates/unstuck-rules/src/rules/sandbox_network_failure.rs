@@ -1,0 +1,107 @@
+use super::{event_evidence, logs_evidence, pod_events_with, pod_hits};
+use crate::util::sh;
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
+
+declare_rule! {
+    /// ## What it detects
+    /// Pods stuck `ContainerCreating` because their sandbox (pause container and network namespace)
+    /// cannot be created: `FailedCreatePodSandBox` events (`Failed to create pod sandbox: …`), a node
+    /// whose network plugin is not ready (`NetworkPluginNotReady`, `container runtime network not ready`,
+    /// `cni config uninitialized`), or `NetworkUnavailable=True`.
+    ///
+    /// ## Why it matters
+    /// Without a sandbox no container of the pod can start. A CNI plugin that is not installed, crashed
+    /// or out of IP addresses fails every new pod on the node.
+    ///
+    /// ## Evidence
+    /// The pod's `FailedCreatePodSandBox` events, kubelet lines naming the pod, the node's Ready message
+    /// and `NetworkUnavailable` condition.
+    ///
+    /// ## Remediation
+    /// 1. Check the CNI pods on the node (`kubectl get pods -n kube-system -o wide --field-selector spec.nodeName=NODE`).
+    /// 2. Check `/etc/cni/net.d` on the node and the plugin's logs; fix IPAM exhaustion if reported.
+    /// 3. Delete the pod so it is retried once the network is fixed.
+    ///
+    /// ## References
+    /// - https://kubernetes.io/docs/concepts/extend-kubernetes/compute-storage-net/network-plugins/
+    pub static RULE = {
+        id: "sandbox-network-failure",
+        summary: "The pod sandbox / CNI network cannot be set up",
+        scope: Scope::Pod,
+        check: Check::Pod(check),
+        node_check: node_check,
+    };
+}
+
+fn node_not_ready_network(h: &NodeHealth<'_>) -> Option<String> {
+    if h.condition_true("NetworkUnavailable") {
+        return Some("NetworkUnavailable=True".into());
+    }
+    let m = h.not_ready.as_ref()?;
+    (m.contains("network plugin") || m.contains("NetworkPluginNotReady") || m.contains("network not ready")).then(|| m.clone())
+}
+
+fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    if !sp.state.is_creating() && !matches!(sp.state, crate::StuckState::Terminating) {
+        return None;
+    }
+    let pod = sp.pod;
+    let node = pod.spec.node_name.as_str();
+    let events = pod_events_with(cx, pod, &["FailedCreatePodSandBox"], None);
+    let own = pod_hits(cx, pod, RULE.id);
+    let nodewide = cx.node_health(node).and_then(node_not_ready_network);
+    if sp.state.is_terminating() && events.is_empty() {
+        return None;
+    }
+    if events.is_empty() && own.is_empty() && nodewide.is_none() {
+        return None;
+    }
+    let mut evidence: Vec<Evidence> = events.iter().take(3).map(|e| event_evidence(e)).collect();
+    evidence.extend(logs_evidence(&own, 3));
+    if let Some(m) = &nodewide {
+        evidence.push(Evidence::api(format!("node {node} {m}")));
+    }
+    let steps = vec![
+        StepDraft::cluster(
+            "Check the network plugin's pods on the node",
+            format!("kubectl get pods -n kube-system -o wide --field-selector spec.nodeName={}", sh(node)),
+        ),
+        StepDraft::host(node, "Check the CNI configuration and the plugin's log", "ls -l /etc/cni/net.d/; journalctl -u kubelet --since -1h | grep -i cni | tail"),
+        StepDraft::cluster(
+            "Once the network is fixed, delete the pod so its controller recreates it",
+            format!("kubectl delete pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
+        )
+        .mutating(),
+    ];
+    Some(Cause {
+        severity: None,
+        summary: "the pod sandbox cannot be created (network plugin / CNI)".into(),
+        evidence,
+        remediation: steps,
+    })
+}
+
+fn node_check(_cx: &Cx<'_>, h: &NodeHealth<'_>, stuck: &[&StuckPod<'_>]) -> Option<Cause> {
+    let nodewide = node_not_ready_network(h);
+    let hits: Vec<_> = h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none()).collect();
+    if nodewide.is_none() && hits.is_empty() {
+        return None;
+    }
+    let _ = stuck;
+    let mut evidence = logs_evidence(&hits, 3);
+    if let Some(m) = nodewide {
+        evidence.push(Evidence::api(format!("node {} {m}", h.name)));
+    }
+    Some(Cause {
+        severity: None,
+        summary: format!("the network plugin on {} is not ready", h.name),
+        evidence,
+        remediation: vec![
+            StepDraft::cluster(
+                "Check the network plugin's pods on the node",
+                format!("kubectl get pods -n kube-system -o wide --field-selector spec.nodeName={}", sh(h.name)),
+            ),
+            StepDraft::host(h.name, "Check the CNI configuration exists", "ls -l /etc/cni/net.d/ /opt/cni/bin/"),
+        ],
+    })
+}

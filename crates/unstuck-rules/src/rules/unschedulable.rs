@@ -1,0 +1,53 @@
+use super::{event_evidence, pod_events_with};
+use crate::util::sh;
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
+
+declare_rule! {
+    /// ## What it detects
+    /// Pods `Pending` with `PodScheduled=False` (reason `Unschedulable`) for longer than the threshold.
+    ///
+    /// ## Why it matters
+    /// No node satisfies the pod's requests, node selector, affinity, taints or topology spread; it will
+    /// never start until the cluster or the pod changes.
+    ///
+    /// ## Evidence
+    /// The `PodScheduled` condition message and `FailedScheduling` events (`0/N nodes are available: …`).
+    ///
+    /// ## Remediation
+    /// 1. Read the scheduler's message; lower requests, fix selectors/tolerations, or add capacity.
+    ///
+    /// ## References
+    /// - https://kubernetes.io/docs/concepts/scheduling-eviction/
+    /// - Seed 001 (section 4).
+    pub static RULE = {
+        id: "unschedulable",
+        summary: "No node can take the pod",
+        scope: Scope::Pod,
+        check: Check::Pod(check),
+    };
+}
+
+fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    if sp.state != StuckState::Unschedulable {
+        return None;
+    }
+    let pod = sp.pod;
+    let mut evidence = Vec::new();
+    if let Some(c) = pod.condition("PodScheduled") {
+        evidence.push(Evidence::api(format!("PodScheduled=False ({}): {}", c.reason, c.message)).at(c.last_transition_time));
+    }
+    evidence.extend(pod_events_with(cx, pod, &["FailedScheduling"], None).iter().take(2).map(|e| event_evidence(e)));
+    let msg = pod.condition("PodScheduled").map(|c| c.message.clone()).unwrap_or_default();
+    Some(Cause {
+        severity: None,
+        summary: if msg.is_empty() { "no node can take the pod".into() } else { format!("not schedulable: {msg}") },
+        evidence,
+        remediation: vec![
+            StepDraft::cluster(
+                "Read the scheduler's reasons",
+                format!("kubectl describe pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
+            ),
+            StepDraft::config("Lower the requests, fix nodeSelector/affinity/tolerations, or add capacity"),
+        ],
+    })
+}

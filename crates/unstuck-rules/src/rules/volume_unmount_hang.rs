@@ -1,0 +1,137 @@
+use super::{finish_deletion, logs_evidence, pod_hits, replace_node, role_labels};
+use crate::util::sh;
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
+
+declare_rule! {
+    /// ## What it detects
+    /// A `Terminating` pod whose volumes cannot be torn down: kubelet lines naming the pod
+    /// (`UnmountVolume.TearDown failed for volume …`, `device or resource busy`, `No retries permitted
+    /// until …`, orphaned pod volume paths), or a node whose kernel reports a dead NFS server
+    /// (`nfs: server … not responding, still trying`) or hung tasks (`INFO: task … blocked for more than
+    /// … seconds`) while the pod mounts a network filesystem.
+    ///
+    /// ## Why it matters
+    /// The kubelet only removes a pod once its volumes are unmounted. A mount whose server is gone
+    /// blocks `umount`, and every process touching it (even `df`) hangs in uninterruptible sleep, so the
+    /// pod stays `Terminating`; often the whole node slowly stops working (seed 001, step 6).
+    ///
+    /// ## Evidence
+    /// Node log lines (kubelet, kernel, dockerd) attributed to the pod by UID, name or container ID, the
+    /// pod's network volumes (`nfs`, `glusterfs`, `cephfs`, `rbd`, `iscsi`).
+    ///
+    /// ## Remediation
+    /// 1. On the node, find the stuck mount (`mount | grep POD-UID`) and bring its server back.
+    /// 2. If the server is gone for good, lazily force the unmount (`umount -f -l PATH`).
+    /// 3. If processes stay in D state (hung tasks), drain and reboot the node.
+    /// 4. Force-delete the pod if it is still `Terminating`.
+    ///
+    /// ## References
+    /// - https://github.com/kubernetes/kubernetes/issues/101622
+    /// - Seed 001 (hung NFS mount; `df` not responding).
+    pub static RULE = {
+        id: "volume-unmount-hang",
+        summary: "The pod's volumes cannot be unmounted (hung NFS / busy device); the kubelet cannot finish",
+        scope: Scope::Pod,
+        check: Check::Pod(check),
+        node_check: node_check,
+    };
+}
+
+fn network_volumes(sp: &StuckPod<'_>) -> Vec<String> {
+    sp.pod
+        .spec
+        .volumes
+        .iter()
+        .filter_map(|v| {
+            v.network_kind().map(|k| match &v.nfs {
+                Some(n) => format!("{} ({k} {}:{})", v.name, n.server, n.path),
+                None => format!("{} ({k})", v.name),
+            })
+        })
+        .collect()
+}
+
+fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    if !sp.state.is_terminating() {
+        return None;
+    }
+    let pod = sp.pod;
+    let node = pod.spec.node_name.as_str();
+    let own = pod_hits(cx, pod, RULE.id);
+    let netvols = network_volumes(sp);
+    let node_hits: Vec<_> = cx
+        .node_health(node)
+        .map(|h| {
+            h.hits_for(RULE.id)
+                .into_iter()
+                .filter(|x| x.pod_uid.is_none() && (x.signature == "nfs-not-responding" || x.signature == "hung-task"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let by_node = !netvols.is_empty() && !node_hits.is_empty();
+    if own.is_empty() && !by_node {
+        return None;
+    }
+    let mut evidence = logs_evidence(&own, 4);
+    if !netvols.is_empty() {
+        evidence.push(Evidence::api(format!("network volume(s): {}", netvols.join(", "))));
+    }
+    if by_node {
+        evidence.extend(logs_evidence(&node_hits, 3));
+    }
+    let mut steps = vec![StepDraft::host(
+        node,
+        "On the node, find the pod's mounts that do not unmount, and check their server",
+        format!("mount | grep {}", sh(&pod.metadata.uid)),
+    )];
+    steps.push(
+        StepDraft::host(
+            node,
+            "If the server cannot be brought back, force a lazy unmount of the stuck path",
+            format!("umount -f -l /var/lib/kubelet/pods/{}/volumes/<plugin>/<volume>", sh(&pod.metadata.uid)),
+        )
+        .mutating()
+        .risk("writes not yet flushed to the server are lost"),
+    );
+    steps.push(
+        StepDraft::cluster(
+            "If processes stay blocked in D state (hung tasks), drain and reboot the node",
+            format!("kubectl drain {} --ignore-daemonsets --delete-emptydir-data", sh(node)),
+        )
+        .mutating(),
+    );
+    finish_deletion(pod, &mut steps, None);
+    Some(Cause {
+        severity: None,
+        summary: if by_node {
+            format!("network volume of the pod hangs (node {node} logs a dead NFS server / hung tasks)")
+        } else {
+            "the kubelet cannot tear down the pod's volumes".into()
+        },
+        evidence,
+        remediation: steps,
+    })
+}
+
+fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Option<Cause> {
+    let hits: Vec<_> = h
+        .hits_for(RULE.id)
+        .into_iter()
+        .filter(|x| x.signature == "nfs-not-responding" || x.signature == "hung-task")
+        .collect();
+    if hits.is_empty() {
+        return None;
+    }
+    let mut steps = vec![StepDraft::host(
+        h.name,
+        "Check which network mounts hang (a hung `df` is the tell); bring the NFS server back",
+        "timeout 5 df -h >/dev/null || echo hung; grep -E ' nfs| nfs4' /proc/mounts",
+    )];
+    replace_node(h.name, &role_labels(cx, h.name), h.runtime(), &mut steps);
+    Some(Cause {
+        severity: None,
+        summary: format!("node {} has hung network mounts (NFS server not responding / hung tasks)", h.name),
+        evidence: logs_evidence(&hits, 4),
+        remediation: steps,
+    })
+}

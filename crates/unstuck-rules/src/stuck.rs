@@ -1,0 +1,155 @@
+//! Which pods are stuck, in what state, since when.
+
+use jiff::SignedDuration;
+use unstuck_model::{Pod, Time};
+
+/// The bad state a pod is stuck in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StuckState {
+    /// Past its deletion deadline (deletionTimestamp) by more than the threshold.
+    Terminating,
+    /// Scheduled, containers not created past the threshold (`ContainerCreating`).
+    ContainerCreating,
+    /// Scheduled, init containers done or running, app containers waiting (`PodInitializing`, `Init:…`).
+    PodInitializing,
+    /// A container waits in an image pull error.
+    ImagePull(String),
+    /// A container is in `CrashLoopBackOff`.
+    CrashLoop,
+    /// Not scheduled past the threshold.
+    Unschedulable,
+    /// Failed with reason `Evicted`.
+    Evicted,
+    /// Scheduled, waiting with another reason (`CreateContainerConfigError`…), or phase Unknown.
+    Waiting(String),
+}
+
+impl StuckState {
+    pub fn is_terminating(&self) -> bool {
+        matches!(self, StuckState::Terminating)
+    }
+    /// Containers have not been created yet.
+    pub fn is_creating(&self) -> bool {
+        matches!(self, StuckState::ContainerCreating | StuckState::PodInitializing)
+    }
+}
+
+/// A pod in a bad state, with the moment it became stuck.
+#[derive(Debug, Clone)]
+pub struct StuckPod<'a> {
+    pub pod: &'a Pod,
+    pub state: StuckState,
+    /// The moment the clock started (deletion deadline, scheduling time, creation).
+    pub since: Option<Time>,
+    pub stuck_for: Option<SignedDuration>,
+}
+
+impl StuckPod<'_> {
+    /// `kubectl get` style state string.
+    pub fn state_str(&self) -> String {
+        match &self.state {
+            StuckState::Terminating => "Terminating".into(),
+            StuckState::ContainerCreating => "ContainerCreating".into(),
+            StuckState::PodInitializing => self.pod.display_state(),
+            StuckState::ImagePull(r) => r.clone(),
+            StuckState::CrashLoop => "CrashLoopBackOff".into(),
+            StuckState::Unschedulable => "Pending (Unschedulable)".into(),
+            StuckState::Evicted => "Evicted".into(),
+            StuckState::Waiting(r) => r.clone(),
+        }
+    }
+}
+
+fn waiting_reasons(pod: &Pod) -> impl Iterator<Item = &str> {
+    pod.status
+        .init_container_statuses
+        .iter()
+        .chain(&pod.status.container_statuses)
+        .filter_map(|c| c.state.waiting.as_ref().map(|w| w.reason.as_str()))
+}
+
+const IMAGE_PULL: &[&str] = &["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable"];
+
+/// Classify one pod at time `now`. `None` means healthy, completed, or still inside its grace period
+/// or the threshold.
+pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<StuckPod<'_>> {
+    let age_since = |t: Option<Time>| t.map(|t| now.duration_since(t));
+    let mk = |state, since: Option<Time>| Some(StuckPod { pod, state, since, stuck_for: age_since(since) });
+    if let Some(dt) = pod.metadata.deletion_timestamp {
+        let past = now.duration_since(dt);
+        return (past >= stuck_after).then_some(StuckPod {
+            pod,
+            state: StuckState::Terminating,
+            since: Some(dt),
+            stuck_for: Some(past),
+        });
+    }
+    let phase = pod.status.phase.as_str();
+    if phase == "Succeeded" {
+        return None;
+    }
+    if phase == "Failed" {
+        if pod.status.reason == "Evicted" {
+            return mk(StuckState::Evicted, pod.status.start_time.or(pod.metadata.creation_timestamp));
+        }
+        return None;
+    }
+    let created = pod.metadata.creation_timestamp;
+    // Waiting reasons that are bad at any age.
+    let reasons: Vec<&str> = waiting_reasons(pod).collect();
+    if reasons.contains(&"CrashLoopBackOff") {
+        return mk(StuckState::CrashLoop, pod.status.start_time.or(created));
+    }
+    if let Some(r) = reasons.iter().find(|r| IMAGE_PULL.contains(r)) {
+        let since = pod.status.start_time.or(created);
+        if age_since(since).is_none_or(|a| a >= stuck_after) {
+            return mk(StuckState::ImagePull(r.to_string()), since);
+        }
+        return None;
+    }
+    if pod.spec.node_name.is_empty() {
+        let unsched = pod.condition("PodScheduled").is_some_and(|c| c.status == "False");
+        if phase == "Pending" && unsched {
+            let since = created;
+            if age_since(since).is_none_or(|a| a >= stuck_after) {
+                return mk(StuckState::Unschedulable, since);
+            }
+        }
+        return None;
+    }
+    let scheduled = pod
+        .condition("PodScheduled")
+        .and_then(|c| c.last_transition_time)
+        .or(created);
+    let old_enough = age_since(scheduled).is_none_or(|a| a >= stuck_after);
+    if phase == "Unknown" {
+        return mk(StuckState::Waiting("Unknown".into()), scheduled);
+    }
+    if !old_enough {
+        return None;
+    }
+    let creating = reasons.iter().any(|r| *r == "ContainerCreating");
+    let initializing = reasons.iter().any(|r| *r == "PodInitializing");
+    let no_status = pod.status.container_statuses.is_empty() && !pod.spec.containers.is_empty();
+    // A container with no status at all while others have one: the kubelet never got to create it.
+    let missing = pod.spec.containers.iter().any(|c| !pod.status.container_statuses.iter().any(|s| s.name == c.name));
+    if phase == "Pending" || phase.is_empty() {
+        if initializing || pod.status.init_container_statuses.iter().any(|c| c.state.running.is_some()) {
+            return mk(StuckState::PodInitializing, scheduled);
+        }
+        if creating || no_status || missing {
+            return mk(StuckState::ContainerCreating, scheduled);
+        }
+        if let Some(r) = reasons.first() {
+            return mk(StuckState::Waiting(r.to_string()), scheduled);
+        }
+        return None;
+    }
+    if creating {
+        return mk(StuckState::ContainerCreating, scheduled);
+    }
+    if let Some(r) = reasons.iter().find(|r| **r != "PodInitializing") {
+        return mk(StuckState::Waiting(r.to_string()), scheduled);
+    }
+    None
+}
