@@ -1,0 +1,137 @@
+//! The report: a versioned, documented schema (`apiVersion: unstuck/v1`, `kind: Report`, see
+//! docs/report-schema.md) built from a diagnosis, and printers that only format it.
+
+mod html;
+mod markdown;
+mod table;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use unstuck_model::{NowSource, Snapshot, Time};
+use unstuck_rules::{Diagnosis, Finding};
+
+pub use html::render_html;
+pub use markdown::render_markdown;
+pub use table::render_table;
+
+pub const API_VERSION: &str = "unstuck/v1";
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub generated_by: String,
+    pub captured_at: Time,
+    /// `flag` (--now), `bundleManifest` (unstuck-bundle.json), `newestTimestamp`, `clock`.
+    pub captured_at_source: NowSource,
+    pub input: Input,
+    pub warnings: Vec<String>,
+    pub summary: Summary,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Input {
+    pub kind: String,
+    pub path: String,
+    pub kinds: Vec<String>,
+    pub log_files: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_time_zone: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub pods_checked: usize,
+    pub pods_stuck: usize,
+    pub nodes_checked: usize,
+    pub findings: usize,
+    pub by_rule: BTreeMap<String, usize>,
+}
+
+impl Report {
+    pub fn new(snap: &Snapshot, d: Diagnosis) -> Report {
+        let mut by_rule = BTreeMap::new();
+        for f in &d.findings {
+            *by_rule.entry(f.rule.clone()).or_insert(0) += 1;
+        }
+        Report {
+            api_version: API_VERSION,
+            kind: "Report",
+            generated_by: format!("unstuck {}", env!("CARGO_PKG_VERSION")),
+            captured_at: d.now,
+            captured_at_source: snap.source.now_source,
+            input: Input {
+                kind: snap.source.kind.clone(),
+                path: snap.source.path.clone(),
+                kinds: snap.source.kinds.clone(),
+                log_files: snap.source.log_files,
+                log_time_zone: snap.source.log_time_zone.clone(),
+            },
+            warnings: snap.source.warnings.clone(),
+            summary: Summary {
+                pods_checked: d.pods_checked,
+                pods_stuck: d.pods_stuck,
+                nodes_checked: d.nodes_checked,
+                findings: d.findings.len(),
+                by_rule,
+            },
+            findings: d.findings,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report serializes") + "\n"
+    }
+
+    pub fn to_yaml(&self) -> String {
+        serde_yaml_ng::to_string(self).expect("report serializes")
+    }
+}
+
+/// Make untrusted text safe to print on a terminal: control characters (ESC, CR, BEL…) become visible.
+pub fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\t' => ' ',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect()
+}
+
+pub(crate) fn now_source_text(s: NowSource) -> &'static str {
+    match s {
+        NowSource::Flag => "--now",
+        NowSource::BundleManifest => "capturedAt in unstuck-bundle.json",
+        NowSource::NewestTimestamp => "newest timestamp in the bundle",
+        NowSource::Clock => "current time",
+    }
+}
+
+pub(crate) fn evidence_line(e: &unstuck_rules::Evidence) -> String {
+    use unstuck_rules::EvidenceSource;
+    let mut head = match e.source {
+        EvidenceSource::Api => "api".to_string(),
+        EvidenceSource::Event => "event".to_string(),
+        EvidenceSource::Log => format!(
+            "log {}:{}",
+            e.file.as_deref().unwrap_or("?"),
+            e.line.map(|l| l.to_string()).unwrap_or_default()
+        ),
+    };
+    if let Some(t) = e.time {
+        head.push_str(&format!(" @{}", t.strftime("%Y-%m-%d %H:%M:%S")));
+    }
+    if let Some(c) = e.count {
+        head.push_str(&format!(" ×{c}"));
+        if let Some(l) = e.last_time {
+            head.push_str(&format!(" until {}", l.strftime("%H:%M:%S")));
+        }
+    }
+    format!("{head}: {}", clean(&e.text))
+}
