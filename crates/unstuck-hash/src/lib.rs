@@ -1,0 +1,1 @@
+//! Kubelet container hash (see issue 4).

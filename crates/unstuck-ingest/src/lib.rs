@@ -55,6 +55,8 @@ pub struct Options {
     pub limits: Limits,
     /// Read node logs at all.
     pub logs: bool,
+    /// Fold repeated log lines (off for `unstuck logs`, which shows every line).
+    pub fold: bool,
 }
 
 impl Default for Options {
@@ -66,6 +68,7 @@ impl Default for Options {
             log_tz_name: "UTC".into(),
             limits: Limits::default(),
             logs: true,
+            fold: true,
         }
     }
 }

@@ -255,7 +255,7 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
             let (time, _) = best_time(&ctx, &parsed);
             let (pod_uid, container_id) = attr.attribute(&f.node, &h.line);
             let key = (h.sig, pod_uid.clone(), fold_key(&parsed.message));
-            if let Some(&i) = folded.get(&key) {
+            if let Some(&i) = folded.get(&key).filter(|_| opts.fold) {
                 let prev: &mut LogHit = &mut out[i];
                 prev.count += 1;
                 prev.last_line = h.line_no;

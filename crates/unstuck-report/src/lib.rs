@@ -4,6 +4,7 @@
 mod html;
 mod markdown;
 mod table;
+pub mod timeline;
 
 use std::collections::BTreeMap;
 

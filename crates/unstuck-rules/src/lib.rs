@@ -14,7 +14,7 @@ pub mod rules;
 mod stuck;
 pub mod util;
 
-pub use engine::{diagnose, Config, Diagnosis};
+pub use engine::{diagnose, pod_event_evidence, Config, Diagnosis, Selector};
 pub use finding::*;
 pub use health::NodeHealth;
 pub use stuck::{classify, StuckPod, StuckState};

@@ -1,1 +1,3 @@
-fn main(){}
+fn main() -> std::process::ExitCode {
+    unstuck_cli::main_with_args(std::env::args_os())
+}

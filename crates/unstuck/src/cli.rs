@@ -1,0 +1,234 @@
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use jiff::SignedDuration;
+use unstuck_ingest::Options;
+use unstuck_logs::Catalog;
+use unstuck_model::Time;
+use unstuck_report::Report;
+use unstuck_rules::{Config, Selector};
+
+#[derive(Debug, Parser)]
+#[command(name = "unstuck", version, about = "Find every stuck Kubernetes pod, say why with evidence, what it blocks, and how to fix it — in order.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Output {
+    Table,
+    Json,
+    Yaml,
+    Markdown,
+    Html,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InputArgs {
+    /// Capture time (RFC 3339). Default: capturedAt in unstuck-bundle.json, else the newest timestamp in the bundle.
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+    /// Extra log signatures (YAML list: id, pattern, also, component, severity, scope, feeds).
+    #[arg(long, value_name = "FILE")]
+    pub signatures: Option<PathBuf>,
+    /// Time zone of node log lines that carry none (syslog, klog). Default UTC.
+    #[arg(long, value_name = "TZ", default_value = "UTC")]
+    pub log_tz: String,
+    /// Do not read node logs.
+    #[arg(long)]
+    pub no_logs: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Diagnose every stuck pod in a bundle (cluster-info dump directory, .tar.gz, or kubectl -o json/yaml files).
+    Diagnose {
+        /// Bundle directory, .tar.gz, or kubectl output files.
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        input: InputArgs,
+        /// Output format.
+        #[arg(short = 'o', long, value_enum, default_value = "table")]
+        output: Output,
+        /// How long past its deletion deadline (Terminating) or past scheduling (ContainerCreating) a pod counts as stuck.
+        #[arg(long, value_name = "DURATION", default_value = "5m")]
+        stuck_after: String,
+        /// Only this namespace (repeatable).
+        #[arg(short = 'n', long = "namespace", value_name = "NS")]
+        namespaces: Vec<String>,
+        /// All namespaces (the default; accepted for kubectl compatibility).
+        #[arg(short = 'A', long)]
+        all_namespaces: bool,
+        /// Label selector (k=v, k!=v, k, !k; comma-separated).
+        #[arg(short = 'l', long, value_name = "SELECTOR")]
+        selector: Option<String>,
+        /// Only findings of this rule (repeatable).
+        #[arg(long = "rule", value_name = "RULE")]
+        rules: Vec<String>,
+        /// Colour: auto (terminal and no NO_COLOR), always, never.
+        #[arg(long, value_enum, default_value = "auto")]
+        color: Color,
+    },
+    /// List the rule catalog.
+    Rules,
+    /// Print a rule's documentation.
+    Explain {
+        #[arg(value_name = "RULE")]
+        rule: String,
+    },
+    /// Print everything the bundle knows about one pod (name, ns/name, UID) or container ID, in time order.
+    Logs {
+        #[arg(value_name = "SUBJECT")]
+        subject: String,
+        #[arg(value_name = "PATH", required = true)]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        input: InputArgs,
+    },
+    /// A pod's events, status transitions and node log lines on one time axis.
+    Timeline {
+        #[arg(value_name = "POD")]
+        pod: String,
+        #[arg(value_name = "PATH", required = true)]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        input: InputArgs,
+        /// table or html (a self-contained page with an SVG timeline).
+        #[arg(short = 'o', long, value_enum, default_value = "table")]
+        output: Output,
+    },
+    /// Print shell completions.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write docs/rules/*.md from the catalog.
+    #[command(hide = true)]
+    GenDocs {
+        #[arg(default_value = "docs/rules")]
+        dir: PathBuf,
+    },
+}
+
+/// `5m`, `90s`, `1h30m`, `2d`, or anything jiff's friendly format reads.
+pub fn parse_duration(s: &str) -> Result<SignedDuration> {
+    let t = s.trim();
+    if let Ok(n) = t.parse::<i64>() {
+        return Ok(SignedDuration::from_secs(n));
+    }
+    let d: SignedDuration = t.parse().with_context(|| format!("invalid duration {s:?} (examples: 90s, 5m, 1h30m)"))?;
+    if d.is_negative() {
+        bail!("invalid duration {s:?}: negative");
+    }
+    Ok(d)
+}
+
+pub(crate) fn ingest_options(input: &InputArgs) -> Result<Options> {
+    let mut o = Options::default();
+    if let Some(n) = &input.now {
+        o.now = Some(n.parse::<Time>().with_context(|| format!("--now {n:?}: expected RFC 3339, e.g. 2024-04-16T08:00:00Z"))?);
+    }
+    if let Some(p) = &input.signatures {
+        let text = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
+        let extra = Catalog::parse_file(&p.display().to_string(), &text)?;
+        o.catalog = Catalog::with_extra(extra)?;
+    }
+    o.log_tz = jiff::tz::TimeZone::get(&input.log_tz).with_context(|| format!("--log-tz {:?}: unknown time zone", input.log_tz))?;
+    o.log_tz_name = input.log_tz.clone();
+    o.logs = !input.no_logs;
+    Ok(o)
+}
+
+fn use_color(c: Color) -> bool {
+    match c {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    }
+}
+
+fn emit(s: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e).context("writing output"),
+    }
+}
+
+pub fn run(cli: Cli) -> Result<u8> {
+    match cli.cmd {
+        Cmd::Diagnose { paths, input, output, stuck_after, namespaces, all_namespaces, selector, rules, color } => {
+            if paths.is_empty() {
+                bail!("live mode (no PATH) needs a cluster connection, which this build does not have yet; give a bundle directory, a .tar.gz or kubectl -o json/yaml files");
+            }
+            let opts = ingest_options(&input)?;
+            let mut cfg = Config { stuck_after: parse_duration(&stuck_after)?, ..Config::default() };
+            if !all_namespaces {
+                cfg.namespaces = namespaces;
+            }
+            if let Some(s) = selector {
+                cfg.selector = Selector::parse(&s).map_err(anyhow::Error::msg)?;
+            }
+            for r in &rules {
+                if unstuck_rules::rule(r).is_none() {
+                    bail!("--rule {r:?}: unknown rule (see `unstuck rules`)");
+                }
+            }
+            cfg.rules = rules;
+            let snap = unstuck_ingest::load(&paths, &opts)?;
+            let d = unstuck_rules::diagnose(&snap, &cfg);
+            let report = Report::new(&snap, d);
+            let text = match output {
+                Output::Table => unstuck_report::render_table(&report, use_color(color)),
+                Output::Json => report.to_json(),
+                Output::Yaml => report.to_yaml(),
+                Output::Markdown => unstuck_report::render_markdown(&report),
+                Output::Html => unstuck_report::render_html(&report),
+            };
+            emit(&text)?;
+            Ok(if report.findings.is_empty() { 0 } else { 1 })
+        }
+        Cmd::Rules => {
+            let mut s = String::new();
+            for r in unstuck_rules::catalog() {
+                let scope = match r.scope {
+                    unstuck_rules::Scope::Pod => "pod",
+                    unstuck_rules::Scope::Workload => "workload",
+                };
+                s.push_str(&format!("{:<32} {:<9} {}\n", r.id, scope, r.summary));
+            }
+            emit(&s)?;
+            Ok(0)
+        }
+        Cmd::Explain { rule } => match unstuck_rules::rule(&rule) {
+            Some(r) => {
+                emit(&crate::docs::rule_markdown(r))?;
+                Ok(0)
+            }
+            None => bail!("unknown rule {:?}; known: {}", rule, unstuck_rules::catalog().iter().map(|r| r.id).collect::<Vec<_>>().join(", ")),
+        },
+        Cmd::Logs { subject, paths, input } => crate::subject::logs(&subject, &paths, &input),
+        Cmd::Timeline { pod, paths, input, output } => crate::subject::timeline(&pod, &paths, &input, output),
+        Cmd::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "unstuck", &mut std::io::stdout());
+            Ok(0)
+        }
+        Cmd::GenDocs { dir } => {
+            crate::docs::write_rule_docs(&dir)?;
+            Ok(0)
+        }
+    }
+}

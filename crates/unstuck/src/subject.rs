@@ -1,0 +1,134 @@
+//! `unstuck logs` and `unstuck timeline`: everything about one subject, in time order.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use unstuck_logs::signatures::Scope;
+use unstuck_logs::{Catalog, Signature};
+use unstuck_model::{Pod, Severity, Snapshot};
+use unstuck_report::timeline::{pod_timeline, render_entries, render_timeline_html, Entry};
+
+use crate::cli::{ingest_options, InputArgs, Output};
+
+/// Pods a subject names: `ns/name`, `name`, a pod UID, or a container ID (full or short).
+fn resolve<'a>(snap: &'a Snapshot, subject: &str) -> Vec<&'a Pod> {
+    let (ns, name) = subject.split_once('/').map_or((None, subject), |(a, b)| (Some(a), b));
+    snap.pods
+        .iter()
+        .filter(|p| {
+            (p.metadata.name == name && ns.is_none_or(|n| n == p.metadata.namespace))
+                || p.metadata.uid == subject
+                || (subject.len() >= 12 && p.container_ids().any(|id| id.starts_with(subject)))
+        })
+        .collect()
+}
+
+fn needles(pods: &[&Pod], subject: &str) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for p in pods {
+        v.push(p.metadata.name.clone());
+        if !p.metadata.uid.is_empty() {
+            v.push(p.metadata.uid.clone());
+        }
+        for id in p.container_ids() {
+            v.push(id[..id.len().min(12)].to_string());
+        }
+    }
+    if pods.is_empty() {
+        v.push(subject.to_string());
+    }
+    v.retain(|n| n.len() >= 4);
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn subject_catalog(needles: &[String]) -> Result<Catalog> {
+    let sigs = needles
+        .iter()
+        .enumerate()
+        .map(|(i, n)| Signature {
+            id: format!("subject-{i}"),
+            pattern: n.clone(),
+            also: Vec::new(),
+            component: "any".into(),
+            severity: Severity::Info,
+            scope: Scope::Pod,
+            feeds: String::new(),
+        })
+        .collect();
+    Ok(Catalog::new(sigs)?)
+}
+
+/// Load the bundle once for objects, then scan node logs for the subject's identifiers.
+fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snapshot, Vec<String>)> {
+    let mut opts = ingest_options(input)?;
+    let logs = opts.logs;
+    opts.logs = false;
+    let snap = unstuck_ingest::load(paths, &opts)?;
+    let pods = resolve(&snap, subject);
+    let n = needles(&pods, subject);
+    if n.is_empty() {
+        bail!("subject {subject:?} is too short to search for");
+    }
+    let uids: Vec<String> = pods.iter().map(|p| p.metadata.uid.clone()).collect();
+    if !logs {
+        return Ok((snap, uids));
+    }
+    opts.logs = true;
+    opts.fold = false;
+    opts.catalog = subject_catalog(&n)?;
+    Ok((unstuck_ingest::load(paths, &opts)?, uids))
+}
+
+pub fn logs(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<u8> {
+    let (snap, uids) = load_for(subject, paths, input)?;
+    let ix = snap.index();
+    let mut entries: Vec<Entry> = Vec::new();
+    for uid in &uids {
+        if let Some(p) = ix.pod_by_uid.get(uid.as_str()) {
+            for e in ix.pod_events(p) {
+                entries.push(Entry {
+                    time: e.first_timestamp.or(e.event_time).or(e.last_timestamp),
+                    source: "event",
+                    text: format!("{} {} ({}): {}", e.type_, e.reason, e.component(), e.message),
+                    file: None,
+                    line: None,
+                });
+            }
+        }
+    }
+    for h in &snap.log_hits {
+        entries.push(Entry { time: h.time, source: "log", text: h.text.clone(), file: Some(h.file.clone()), line: Some(h.line) });
+    }
+    entries.sort_by(|a, b| (a.time.is_none(), a.time, &a.file, a.line).cmp(&(b.time.is_none(), b.time, &b.file, b.line)));
+    if entries.is_empty() {
+        eprintln!("nothing found for {subject:?}");
+        return Ok(0);
+    }
+    print!("{}", render_entries(&entries));
+    Ok(0)
+}
+
+pub fn timeline(pod: &str, paths: &[PathBuf], input: &InputArgs, output: Output) -> Result<u8> {
+    let (snap, uids) = load_for(pod, paths, input)?;
+    let ix = snap.index();
+    let pods: Vec<&Pod> = uids.iter().filter_map(|u| ix.pod_by_uid.get(u.as_str()).copied()).collect();
+    match pods.as_slice() {
+        [] => bail!("no pod {pod:?} in the bundle"),
+        [p] => {
+            let entries = pod_timeline(&ix, p);
+            match output {
+                Output::Html => print!("{}", render_timeline_html(&p.key(), &entries)),
+                Output::Table => print!("{}", render_entries(&entries)),
+                other => bail!("timeline supports -o table or -o html, not {other:?}"),
+            }
+            Ok(0)
+        }
+        many => bail!(
+            "{pod:?} names {} pods: {}; use NAMESPACE/NAME or the UID",
+            many.len(),
+            many.iter().map(|p| p.key()).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
