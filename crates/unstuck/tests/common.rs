@@ -1,0 +1,49 @@
+#![allow(dead_code)]
+use std::path::{Path, PathBuf};
+
+use unstuck_ingest::Options;
+use unstuck_model::Snapshot;
+use unstuck_report::Report;
+use unstuck_rules::Config;
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub fn example(name: &str) -> PathBuf {
+    root().join("examples").join(name)
+}
+
+pub fn load(p: &Path) -> Snapshot {
+    unstuck_ingest::load(&[p.to_path_buf()], &Options::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+pub fn report(p: &Path) -> Report {
+    let snap = load(p);
+    let d = unstuck_rules::diagnose(&snap, &Config::default());
+    Report::new(&snap, d)
+}
+
+/// (rule, subject kind, namespace/name) of every finding, sorted.
+pub fn triples(r: &Report) -> Vec<(String, String, String)> {
+    let mut v: Vec<_> = r
+        .findings
+        .iter()
+        .map(|f| (f.rule.clone(), f.subject.kind.clone(), if f.subject.namespace.is_empty() { f.subject.name.clone() } else { format!("{}/{}", f.subject.namespace, f.subject.name) }))
+        .collect();
+    v.sort();
+    v
+}
+
+pub fn t(rule: &str, kind: &str, name: &str) -> (String, String, String) {
+    (rule.into(), kind.into(), name.into())
+}
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_unstuck"))
+}
+
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(bin()).args(args).env("NO_COLOR", "1").output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
