@@ -13,7 +13,9 @@ pub fn mix(mut x: u64) -> u64 {
 }
 
 fn seed_of(s: &str) -> u64 {
-    s.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3))
+    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    })
 }
 
 /// A stable UUID for a name.
@@ -90,16 +92,29 @@ impl<'a> NodeSpec<'a> {
         self.heartbeat = since;
         self.transition = since.checked_add(SignedDuration::from_secs(40)).unwrap();
         let t = self.transition;
-        self.taints = vec![("node.kubernetes.io/unreachable", "NoSchedule", t), ("node.kubernetes.io/unreachable", "NoExecute", t.checked_add(SignedDuration::from_secs(5)).unwrap())];
+        self.taints = vec![
+            ("node.kubernetes.io/unreachable", "NoSchedule", t),
+            (
+                "node.kubernetes.io/unreachable",
+                "NoExecute",
+                t.checked_add(SignedDuration::from_secs(5)).unwrap(),
+            ),
+        ];
         self
     }
 
     pub fn build(&self) -> Value {
-        let cond = |t: &str, s: &str, reason: &str, msg: &str, tr: Timestamp| {
-            json!({"type": t, "status": s, "lastHeartbeatTime": ts(self.heartbeat), "lastTransitionTime": ts(tr), "reason": reason, "message": msg})
-        };
+        let cond = |t: &str, s: &str, reason: &str, msg: &str, tr: Timestamp| json!({"type": t, "status": s, "lastHeartbeatTime": ts(self.heartbeat), "lastTransitionTime": ts(tr), "reason": reason, "message": msg});
         let unknown = self.ready == "Unknown";
-        let (ms, ds, ps) = if unknown { ("Unknown", "Unknown", "Unknown") } else { ("False", "False", if self.pid_pressure { "True" } else { "False" }) };
+        let (ms, ds, ps) = if unknown {
+            ("Unknown", "Unknown", "Unknown")
+        } else {
+            (
+                "False",
+                "False",
+                if self.pid_pressure { "True" } else { "False" },
+            )
+        };
         let mut labels = json!({
             "beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux",
             "kubernetes.io/arch": "amd64", "kubernetes.io/hostname": self.name, "kubernetes.io/os": "linux"
@@ -139,7 +154,11 @@ impl<'a> NodeSpec<'a> {
             }
         });
         if !self.taints.is_empty() {
-            v["spec"]["taints"] = self.taints.iter().map(|(k, e, t)| json!({"key": k, "effect": e, "timeAdded": ts(*t)})).collect();
+            v["spec"]["taints"] = self
+                .taints
+                .iter()
+                .map(|(k, e, t)| json!({"key": k, "effect": e, "timeAdded": ts(*t)}))
+                .collect();
         }
         v
     }
@@ -225,7 +244,13 @@ impl PodB {
             .iter()
             .map(|c| {
                 let n = c["name"].as_str().unwrap();
-                running(n, c["image"].as_str().unwrap(), &cid(&format!("{}/{}/{n}", self.ns, self.name)), started, runtime)
+                running(
+                    n,
+                    c["image"].as_str().unwrap(),
+                    &cid(&format!("{}/{}/{n}", self.ns, self.name)),
+                    started,
+                    runtime,
+                )
             })
             .collect();
         self.phase = "Running".into();
@@ -253,7 +278,9 @@ impl PodB {
         if !self.finalizers.is_empty() {
             md["finalizers"] = json!(self.finalizers);
         }
-        let mut volumes = vec![json!({"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}})];
+        let mut volumes = vec![
+            json!({"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}),
+        ];
         volumes.extend(self.volumes);
         let mut spec = json!({
             "volumes": volumes, "containers": self.containers, "restartPolicy": "Always", "terminationGracePeriodSeconds": 30,
@@ -271,11 +298,15 @@ impl PodB {
         if self.host_pid {
             spec["hostPID"] = json!(true);
         }
-        let mut status = json!({"phase": self.phase, "conditions": self.conditions, "qosClass": "Burstable"});
+        let mut status =
+            json!({"phase": self.phase, "conditions": self.conditions, "qosClass": "Burstable"});
         if !self.node.is_empty() {
             status["hostIP"] = json!("10.0.3.17");
             status["podIP"] = json!(format!("10.244.3.{}", mix(seed_of(&self.name)) % 250 + 2));
-            status["startTime"] = json!(ts(self.created.checked_add(SignedDuration::from_secs(1)).unwrap()));
+            status["startTime"] = json!(ts(self
+                .created
+                .checked_add(SignedDuration::from_secs(1))
+                .unwrap()));
         }
         if !self.statuses.is_empty() {
             status["containerStatuses"] = json!(self.statuses);
@@ -307,8 +338,24 @@ pub fn standard_conditions(created: Timestamp, started: Timestamp, ready: bool) 
     v
 }
 
-pub fn event(ns: &str, kind: &str, name: &str, obj_uid: &str, type_: &str, reason: &str, msg: &str, component: &str, host: &str, first: Timestamp, last: Timestamp, count: i64) -> Value {
-    let ename = format!("{name}.{:016x}", mix(seed_of(&format!("{name}{reason}{msg}"))) >> 4);
+pub fn event(
+    ns: &str,
+    kind: &str,
+    name: &str,
+    obj_uid: &str,
+    type_: &str,
+    reason: &str,
+    msg: &str,
+    component: &str,
+    host: &str,
+    first: Timestamp,
+    last: Timestamp,
+    count: i64,
+) -> Value {
+    let ename = format!(
+        "{name}.{:016x}",
+        mix(seed_of(&format!("{name}{reason}{msg}"))) >> 4
+    );
     let mut src = json!({"component": component});
     if !host.is_empty() {
         src["host"] = json!(host);
@@ -323,7 +370,16 @@ pub fn event(ns: &str, kind: &str, name: &str, obj_uid: &str, type_: &str, reaso
     })
 }
 
-pub fn deployment(ns: &str, name: &str, strategy: &str, replicas: i64, generation: i64, observed: i64, updated: i64, available: i64) -> Value {
+pub fn deployment(
+    ns: &str,
+    name: &str,
+    strategy: &str,
+    replicas: i64,
+    generation: i64,
+    observed: i64,
+    updated: i64,
+    available: i64,
+) -> Value {
     json!({
         "kind": "Deployment", "apiVersion": "apps/v1",
         "metadata": {"name": name, "namespace": ns, "uid": uid_of_owner(ns, "Deployment", name), "resourceVersion": "182201", "generation": generation,

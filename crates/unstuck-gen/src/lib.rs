@@ -2,8 +2,8 @@
 //! plus `_nodes/<node>/` logs in real journald/syslog/klog shapes. Deterministic: same input, same bytes.
 
 pub mod k8s;
-pub mod scenarios;
 pub mod scale;
+pub mod scenarios;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -44,7 +44,15 @@ const LIST_KINDS: &[(&str, &str, &str)] = &[
 ];
 
 /// The files `kubectl cluster-info dump` always writes per namespace.
-const ALWAYS: &[&str] = &["pods", "events", "deployments", "replicasets", "daemonsets", "services", "replication-controllers"];
+const ALWAYS: &[&str] = &[
+    "pods",
+    "events",
+    "deployments",
+    "replicasets",
+    "daemonsets",
+    "services",
+    "replication-controllers",
+];
 
 fn list(kind: &str, api: &str, items: &[Value]) -> Value {
     json!({"kind": kind, "apiVersion": api, "metadata": {"resourceVersion": "184467"}, "items": items})
@@ -52,16 +60,34 @@ fn list(kind: &str, api: &str, items: &[Value]) -> Value {
 
 impl Bundle {
     pub fn new(captured_at: Timestamp) -> Self {
-        Bundle { captured_at, write_manifest: true, nodes: Vec::new(), namespaces: BTreeMap::new(), node_logs: BTreeMap::new() }
+        Bundle {
+            captured_at,
+            write_manifest: true,
+            nodes: Vec::new(),
+            namespaces: BTreeMap::new(),
+            node_logs: BTreeMap::new(),
+        }
     }
 
     pub fn add(&mut self, stem: &'static str, obj: Value) {
-        let ns = obj["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
-        self.namespaces.entry(ns).or_default().files.entry(stem).or_default().push(obj);
+        let ns = obj["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string();
+        self.namespaces
+            .entry(ns)
+            .or_default()
+            .files
+            .entry(stem)
+            .or_default()
+            .push(obj);
     }
 
     pub fn log(&mut self, node: &str, file: &str, lines: &[String]) {
-        let s = self.node_logs.entry((node.to_string(), file.to_string())).or_default();
+        let s = self
+            .node_logs
+            .entry((node.to_string(), file.to_string()))
+            .or_default();
         for l in lines {
             s.push_str(l);
             s.push('\n');
@@ -71,7 +97,10 @@ impl Bundle {
     /// Write the dump directory (removing nothing else).
     pub fn write(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
-        write_json(&dir.join("nodes.json"), &list("NodeList", "v1", &self.nodes))?;
+        write_json(
+            &dir.join("nodes.json"),
+            &list("NodeList", "v1", &self.nodes),
+        )?;
         if self.write_manifest {
             write_json(
                 &dir.join("unstuck-bundle.json"),
@@ -86,7 +115,10 @@ impl Bundle {
                 if items.is_none() && !ALWAYS.contains(stem) {
                     continue;
                 }
-                write_json(&d.join(format!("{stem}.json")), &list(kind, api, items.map(|v| v.as_slice()).unwrap_or(&[])))?;
+                write_json(
+                    &d.join(format!("{stem}.json")),
+                    &list(kind, api, items.map(|v| v.as_slice()).unwrap_or(&[])),
+                )?;
             }
         }
         for ((node, file), content) in &self.node_logs {
@@ -99,7 +131,8 @@ impl Bundle {
 }
 
 fn write_json(p: &Path, v: &Value) -> Result<()> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(p).with_context(|| p.display().to_string())?);
+    let mut f =
+        std::io::BufWriter::new(std::fs::File::create(p).with_context(|| p.display().to_string())?);
     serde_json::to_writer_pretty(&mut f, v)?;
     f.write_all(b"\n")?;
     f.flush()?;

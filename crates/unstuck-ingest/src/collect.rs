@@ -53,7 +53,10 @@ impl<'o> Collector<'o> {
             self.snap.source.kind = kind.into();
             self.snap.source.path = p.display().to_string();
         } else {
-            self.snap.source.path.push_str(&format!(", {}", p.display()));
+            self.snap
+                .source
+                .path
+                .push_str(&format!(", {}", p.display()));
         }
     }
 
@@ -90,7 +93,9 @@ impl<'o> Collector<'o> {
     /// Settle the capture time, scan results and warnings into the snapshot.
     pub fn finish(mut self) -> Result<Snapshot, IngestError> {
         if self.object_count() == 0 && self.log_files.is_empty() {
-            return Err(IngestError::Empty { path: self.snap.source.path.clone() });
+            return Err(IngestError::Empty {
+                path: self.snap.source.path.clone(),
+            });
         }
         if self.bundle {
             let missing: Vec<&str> = ["nodes", "pods", "events"]
@@ -132,7 +137,9 @@ impl<'o> Collector<'o> {
 pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
     let meta = fs::metadata(p).map_err(|e| IngestError::io(p, e))?;
     if !meta.is_file() {
-        return Err(IngestError::NotInput { path: p.display().to_string() });
+        return Err(IngestError::NotInput {
+            path: p.display().to_string(),
+        });
     }
     if meta.len() > max {
         return Err(IngestError::Invalid {
@@ -141,7 +148,9 @@ pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
         });
     }
     let mut v = Vec::with_capacity(meta.len() as usize);
-    fs::File::open(p).and_then(|f| f.take(max).read_to_end(&mut v)).map_err(|e| IngestError::io(p, e))?;
+    fs::File::open(p)
+        .and_then(|f| f.take(max).read_to_end(&mut v))
+        .map_err(|e| IngestError::io(p, e))?;
     Ok(v)
 }
 
@@ -149,7 +158,9 @@ fn read_api_file(p: &Path, max: u64) -> Result<Option<memmap2::Mmap>, IngestErro
     let f = fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
     let meta = f.metadata().map_err(|e| IngestError::io(p, e))?;
     if !meta.is_file() {
-        return Err(IngestError::NotInput { path: p.display().to_string() });
+        return Err(IngestError::NotInput {
+            path: p.display().to_string(),
+        });
     }
     if meta.len() > max {
         return Err(IngestError::Invalid {
@@ -167,7 +178,10 @@ fn read_api_file(p: &Path, max: u64) -> Result<Option<memmap2::Mmap>, IngestErro
 }
 
 fn stem_of(name: &str) -> Option<&'static str> {
-    let stem = name.strip_suffix(".json").or_else(|| name.strip_suffix(".yaml")).or_else(|| name.strip_suffix(".yml"))?;
+    let stem = name
+        .strip_suffix(".json")
+        .or_else(|| name.strip_suffix(".yaml"))
+        .or_else(|| name.strip_suffix(".yml"))?;
     KINDS.iter().map(|(k, _)| *k).find(|k| *k == stem)
 }
 
@@ -176,13 +190,20 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     let mut api_files: Vec<(std::path::PathBuf, &'static str)> = Vec::new();
     let mut log_dirs: Vec<(String, std::path::PathBuf)> = Vec::new();
     let entries = fs::read_dir(root).map_err(|e| IngestError::io(root, e))?;
-    let mut entries: Vec<_> = entries.collect::<Result<_, _>>().map_err(|e| IngestError::io(root, e))?;
+    let mut entries: Vec<_> = entries
+        .collect::<Result<_, _>>()
+        .map_err(|e| IngestError::io(root, e))?;
     entries.sort_by_key(|e| e.file_name());
     for e in entries {
         let name = e.file_name().to_string_lossy().into_owned();
-        let ft = e.file_type().map_err(|err| IngestError::io(&e.path(), err))?;
+        let ft = e
+            .file_type()
+            .map_err(|err| IngestError::io(&e.path(), err))?;
         if ft.is_symlink() {
-            c.warn(format!("{}: symbolic link not followed", e.path().display()));
+            c.warn(format!(
+                "{}: symbolic link not followed",
+                e.path().display()
+            ));
             continue;
         }
         if ft.is_file() {

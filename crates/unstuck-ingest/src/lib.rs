@@ -115,7 +115,9 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
             api::read_loose_file(p, c)
         }
     } else {
-        Err(IngestError::NotInput { path: p.display().to_string() })
+        Err(IngestError::NotInput {
+            path: p.display().to_string(),
+        })
     }
 }
 
@@ -128,7 +130,9 @@ pub(crate) fn settle_now(snap: &mut Snapshot, flag: Option<Time>, manifest: Opti
     } else if let Some(t) = snap.newest_timestamp() {
         (Some(t), NowSource::NewestTimestamp)
     } else {
-        snap.source.warnings.push("no timestamp in the input: using the current time as capture time".into());
+        snap.source
+            .warnings
+            .push("no timestamp in the input: using the current time as capture time".into());
         (Some(Time::now()), NowSource::Clock)
     };
     snap.source.captured_at = t;

@@ -35,7 +35,11 @@ pub struct LogFileHits {
 const KEEP_LINE: usize = 16 * 1024;
 
 pub(crate) fn collect_hit(out: &mut Vec<OwnedHit>, h: RawHit<'_>) {
-    out.push(OwnedHit { sig: h.sig, line_no: h.line_no, line: h.line[..h.line.len().min(KEEP_LINE)].to_vec() });
+    out.push(OwnedHit {
+        sig: h.sig,
+        line_no: h.line_no,
+        line: h.line[..h.line.len().min(KEEP_LINE)].to_vec(),
+    });
 }
 
 /// Files under `_nodes/<node>/` (and one level of subdirectories), sorted.
@@ -65,12 +69,22 @@ pub(crate) fn is_log_name(name: &str) -> bool {
 }
 
 /// Scan one node log file on disk. Problems become warnings; the file is never fatal.
-pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, root: &str) -> LogFileHits {
+pub(crate) fn scan_file(
+    cat: &Catalog,
+    limits: &Limits,
+    node: &str,
+    p: &Path,
+    root: &str,
+) -> LogFileHits {
     let rel = p
         .strip_prefix(root)
         .map(|r| r.display().to_string())
         .unwrap_or_else(|_| p.display().to_string());
-    let mut out = LogFileHits { node: node.into(), file: rel.clone(), ..Default::default() };
+    let mut out = LogFileHits {
+        node: node.into(),
+        file: rel.clone(),
+        ..Default::default()
+    };
     let meta = match fs::symlink_metadata(p) {
         Ok(m) => m,
         Err(e) => {
@@ -79,7 +93,13 @@ pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, ro
         }
     };
     if !meta.file_type().is_file() {
-        let what = if meta.file_type().is_symlink() { "a symbolic link" } else if meta.is_dir() { "a directory" } else { "not a regular file (FIFO, socket or device)" };
+        let what = if meta.file_type().is_symlink() {
+            "a symbolic link"
+        } else if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (FIFO, socket or device)"
+        };
         out.warnings.push(format!("{rel}: {what}; skipped"));
         return out;
     }
@@ -99,7 +119,11 @@ pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, ro
         return out;
     }
     if meta.len() > limits.max_log_file_bytes {
-        out.warnings.push(format!("{rel}: {} bytes, only the first {} read", meta.len(), limits.max_log_file_bytes));
+        out.warnings.push(format!(
+            "{rel}: {} bytes, only the first {} read",
+            meta.len(),
+            limits.max_log_file_bytes
+        ));
         scan_stream(cat, limits, f, &mut out);
         return out;
     }
@@ -121,17 +145,26 @@ pub(crate) fn scan_stream(cat: &Catalog, limits: &Limits, r: impl Read, out: &mu
     let res = scan_reader(
         cat,
         r,
-        ChunkLimits { chunk: 8 << 20, max_bytes: limits.max_log_file_bytes },
+        ChunkLimits {
+            chunk: 8 << 20,
+            max_bytes: limits.max_log_file_bytes,
+        },
         &mut |h: RawHit<'_>| collect_hit(hits, h),
     );
     match res {
         Ok(s) => {
             out.bytes = s.bytes;
             if s.truncated {
-                out.warnings.push(format!("{}: over {} bytes; the rest was not read", out.file, limits.max_log_file_bytes));
+                out.warnings.push(format!(
+                    "{}: over {} bytes; the rest was not read",
+                    out.file, limits.max_log_file_bytes
+                ));
             }
             if s.long_lines > 0 {
-                out.warnings.push(format!("{}: {} line(s) longer than 8 MiB scanned in pieces", out.file, s.long_lines));
+                out.warnings.push(format!(
+                    "{}: {} line(s) longer than 8 MiB scanned in pieces",
+                    out.file, s.long_lines
+                ));
             }
         }
         Err(e) => out.warnings.push(format!(
@@ -187,13 +220,22 @@ impl<'a> Attribution<'a> {
             if tok.len() < 3 {
                 continue;
             }
-            let Ok(s) = std::str::from_utf8(tok) else { continue };
+            let Ok(s) = std::str::from_utf8(tok) else {
+                continue;
+            };
             if s.len() == 36 && self.uids.contains_key(s) {
                 let cid = by_container.map(|(_, c): (&str, &str)| c.to_string());
                 return (Some(s.to_string()), cid);
             }
-            if by_container.is_none() && (s.len() == 64 || s.len() == 12) && s.bytes().all(|c| c.is_ascii_hexdigit()) {
-                let hit = if s.len() == 64 { self.containers.get(s) } else { self.short_containers.get(s) };
+            if by_container.is_none()
+                && (s.len() == 64 || s.len() == 12)
+                && s.bytes().all(|c| c.is_ascii_hexdigit())
+            {
+                let hit = if s.len() == 64 {
+                    self.containers.get(s)
+                } else {
+                    self.short_containers.get(s)
+                };
                 if let Some(uid) = hit {
                     by_container = Some((*uid, s));
                 }
@@ -244,9 +286,17 @@ fn fold_key(msg: &[u8]) -> Vec<u8> {
 }
 
 /// Parse times, attribute to pods, and fold repeated lines of the same signature and subject.
-pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Options, now: Time) -> Vec<LogHit> {
+pub fn attribute_and_fold(
+    snap: &Snapshot,
+    files: Vec<LogFileHits>,
+    opts: &Options,
+    now: Time,
+) -> Vec<LogHit> {
     let attr = Attribution::new(snap);
-    let ctx = TimeCtx { reference: now, tz: opts.log_tz.clone() };
+    let ctx = TimeCtx {
+        reference: now,
+        tz: opts.log_tz.clone(),
+    };
     let mut out: Vec<LogHit> = Vec::new();
     for f in files {
         let mut folded: HashMap<(usize, Option<String>, Vec<u8>), usize> = HashMap::new();

@@ -42,7 +42,10 @@ pub struct TimeCtx {
 
 impl TimeCtx {
     pub fn utc(reference: Timestamp) -> Self {
-        TimeCtx { reference, tz: TimeZone::UTC }
+        TimeCtx {
+            reference,
+            tz: TimeZone::UTC,
+        }
     }
 }
 
@@ -59,8 +62,9 @@ pub struct Line<'a> {
     pub message: Cow<'a, [u8]>,
 }
 
-const MONTHS: [&[u8; 3]; 12] =
-    [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
+const MONTHS: [&[u8; 3]; 12] = [
+    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
+];
 
 fn month_of(b: &[u8]) -> Option<i8> {
     let b = b.get(..3)?;
@@ -92,7 +96,10 @@ fn clock(b: &[u8]) -> Option<(CivilTime, usize)> {
     let mut used = 8;
     let mut nanos = 0i32;
     if b.get(8) == Some(&b'.') {
-        let frac_end = b[9..].iter().position(|c| !c.is_ascii_digit()).map_or(b.len(), |p| p + 9);
+        let frac_end = b[9..]
+            .iter()
+            .position(|c| !c.is_ascii_digit())
+            .map_or(b.len(), |p| p + 9);
         let frac = &b[9..frac_end];
         let mut scale = 100_000_000;
         for &c in frac.iter().take(9) {
@@ -109,7 +116,9 @@ fn clock(b: &[u8]) -> Option<(CivilTime, usize)> {
 fn infer_year(ctx: &TimeCtx, month: i8, day: i8, t: CivilTime) -> Option<Timestamp> {
     let ref_year = ctx.reference.to_zoned(ctx.tz.clone()).year();
     for year in [ref_year, ref_year - 1] {
-        let Ok(date) = Date::new(year, month, day) else { continue };
+        let Ok(date) = Date::new(year, month, day) else {
+            continue;
+        };
         let ts = ctx.tz.to_timestamp(DateTime::from_parts(date, t)).ok()?;
         // Allow a day of clock skew between the node and the capture.
         if ts.as_second() <= ctx.reference.as_second() + 86_400 {
@@ -212,12 +221,19 @@ fn journal_json(line: &[u8]) -> Option<Line<'_>> {
     let o = v.as_object()?;
     let time = o
         .get("__REALTIME_TIMESTAMP")
-        .and_then(|t| t.as_str().and_then(|s| s.parse::<i64>().ok()).or_else(|| t.as_i64()))
+        .and_then(|t| {
+            t.as_str()
+                .and_then(|s| s.parse::<i64>().ok())
+                .or_else(|| t.as_i64())
+        })
         .and_then(|us| Timestamp::from_microsecond(us).ok());
     let message: Vec<u8> = match o.get("MESSAGE")? {
         serde_json::Value::String(s) => s.as_bytes().to_vec(),
         // journald exports non-UTF-8 messages as an array of bytes.
-        serde_json::Value::Array(a) => a.iter().filter_map(|x| x.as_u64().map(|n| n as u8)).collect(),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .filter_map(|x| x.as_u64().map(|n| n as u8))
+            .collect(),
         _ => return None,
     };
     let ident = o
@@ -250,11 +266,15 @@ pub fn parse_line<'a>(ctx: &TimeCtx, line: &'a [u8]) -> Line<'a> {
         ident: Cow::Borrowed(b""),
         message: Cow::Borrowed(line),
     };
-    let Some(&first) = line.first() else { return unknown() };
+    let Some(&first) = line.first() else {
+        return unknown();
+    };
     match first {
         b'{' => journal_json(line).unwrap_or_else(unknown),
         b'<' => {
-            let Some(close) = line.iter().take(5).position(|&c| c == b'>') else { return unknown() };
+            let Some(close) = line.iter().take(5).position(|&c| c == b'>') else {
+                return unknown();
+            };
             let body = &line[close + 1..];
             if body.len() > 2 && body[0].is_ascii_digit() && body[1] == b' ' {
                 // RFC 5424: VERSION SP TIMESTAMP SP HOST SP APP SP PROCID SP MSGID SP SD SP MSG
@@ -290,7 +310,9 @@ pub fn parse_line<'a>(ctx: &TimeCtx, line: &'a [u8]) -> Line<'a> {
         }
         b'0'..=b'9' => {
             let (tok, rest) = split_word(line);
-            let Some(ts) = iso_timestamp(tok) else { return unknown() };
+            let Some(ts) = iso_timestamp(tok) else {
+                return unknown();
+            };
             let (second, tail) = split_word(rest);
             if (second == b"stdout" || second == b"stderr") && tail.len() >= 2 && tail[1] == b' ' {
                 return Line {
@@ -312,20 +334,22 @@ pub fn parse_line<'a>(ctx: &TimeCtx, line: &'a [u8]) -> Line<'a> {
                 message: Cow::Borrowed(msg),
             }
         }
-        b'I' | b'W' | b'E' | b'F' if line.len() > 5 && line[1].is_ascii_digit() => match parse_klog_header(ctx, line) {
-            Some(ts) => {
-                let msg = memchr::memmem::find(line, b"] ").map_or(line, |i| &line[i + 2..]);
-                Line {
-                    format: Format::Klog,
-                    time: Some(ts),
-                    inferred: true,
-                    host: b"",
-                    ident: Cow::Borrowed(b""),
-                    message: Cow::Borrowed(msg),
+        b'I' | b'W' | b'E' | b'F' if line.len() > 5 && line[1].is_ascii_digit() => {
+            match parse_klog_header(ctx, line) {
+                Some(ts) => {
+                    let msg = memchr::memmem::find(line, b"] ").map_or(line, |i| &line[i + 2..]);
+                    Line {
+                        format: Format::Klog,
+                        time: Some(ts),
+                        inferred: true,
+                        host: b"",
+                        ident: Cow::Borrowed(b""),
+                        message: Cow::Borrowed(msg),
+                    }
                 }
+                None => unknown(),
             }
-            None => unknown(),
-        },
+        }
         b't' if line.starts_with(b"time=") => Line {
             format: Format::Logfmt,
             time: parse_logfmt_time(line),
@@ -457,7 +481,12 @@ mod tests {
         for (input, fmt, time, ident, msg) in cases {
             let l = parse_line(&c, input);
             assert_eq!(l.format, *fmt, "{:?}", String::from_utf8_lossy(input));
-            assert_eq!(l.time.map(|t| t.to_string()), time.map(|t| t.parse::<Timestamp>().unwrap().to_string()), "{:?}", String::from_utf8_lossy(input));
+            assert_eq!(
+                l.time.map(|t| t.to_string()),
+                time.map(|t| t.parse::<Timestamp>().unwrap().to_string()),
+                "{:?}",
+                String::from_utf8_lossy(input)
+            );
             assert_eq!(String::from_utf8_lossy(&l.ident), *ident);
             assert_eq!(String::from_utf8_lossy(&l.message), *msg);
         }
@@ -475,7 +504,10 @@ mod tests {
 
     #[test]
     fn zone_applied_to_zoneless_lines() {
-        let c = TimeCtx { reference: "2023-03-22T16:00:00Z".parse().unwrap(), tz: TimeZone::get("Asia/Shanghai").unwrap_or(TimeZone::fixed(jiff::tz::offset(8))) };
+        let c = TimeCtx {
+            reference: "2023-03-22T16:00:00Z".parse().unwrap(),
+            tz: TimeZone::get("Asia/Shanghai").unwrap_or(TimeZone::fixed(jiff::tz::offset(8))),
+        };
         let l = parse_line(&c, b"Mar 22 15:23:22 n kubelet: x");
         assert_eq!(l.time.unwrap().to_string(), "2023-03-22T07:23:22Z");
     }
@@ -483,7 +515,10 @@ mod tests {
     #[test]
     fn best_time_prefers_embedded_precise_time() {
         let c = ctx();
-        let l = parse_line(&c, b"Mar 22 07:23:22 h dockerd: time=\"2023-03-22T15:23:22.5+08:00\" level=info msg=\"x\"");
+        let l = parse_line(
+            &c,
+            b"Mar 22 07:23:22 h dockerd: time=\"2023-03-22T15:23:22.5+08:00\" level=info msg=\"x\"",
+        );
         let (t, inferred) = best_time(&c, &l);
         assert_eq!(t.unwrap().to_string(), "2023-03-22T07:23:22.5Z");
         assert!(!inferred);

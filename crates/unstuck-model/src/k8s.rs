@@ -39,7 +39,10 @@ fn kept_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, 
         fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
             d.deserialize_map(V)
         }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut m: A,
+        ) -> Result<Self::Value, A::Error> {
             let mut out = BTreeMap::new();
             while let Some(k) = m.next_key::<String>()? {
                 if KEPT_ANNOTATIONS.contains(&k.as_str()) {
@@ -89,7 +92,9 @@ pub struct ObjectMeta {
 impl ObjectMeta {
     /// The owner reference marked `controller: true`.
     pub fn controller(&self) -> Option<&OwnerRef> {
-        self.owner_references.iter().find(|o| o.controller == Some(true))
+        self.owner_references
+            .iter()
+            .find(|o| o.controller == Some(true))
     }
 }
 
@@ -383,7 +388,12 @@ impl Node {
     }
     /// The runtime name from `containerRuntimeVersion` (`docker`, `containerd`, `cri-o`…).
     pub fn runtime(&self) -> &str {
-        self.status.node_info.container_runtime_version.split("://").next().unwrap_or("")
+        self.status
+            .node_info
+            .container_runtime_version
+            .split("://")
+            .next()
+            .unwrap_or("")
     }
 }
 

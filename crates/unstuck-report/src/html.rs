@@ -8,7 +8,12 @@ use unstuck_rules::{EvidenceSource, Finding, Target};
 use crate::{clean, evidence_line, now_source_text, Report};
 
 pub(crate) fn esc(s: &str) -> String {
-    clean(s).replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
+    clean(s)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 /// A timeline of one finding's timed evidence, ending at the capture time.
@@ -37,8 +42,14 @@ fn svg_timeline(f: &Finding, now: Time) -> String {
     let w = 900.0;
     let rows = pts.len();
     let h = 40 + rows * 18;
-    let mut s = format!(r#"<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img">"#);
-    let _ = write!(s, r##"<line x1="20" y1="20" x2="{}" y2="20" stroke="#888"/>"##, w - 20.0);
+    let mut s = format!(
+        r#"<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img">"#
+    );
+    let _ = write!(
+        s,
+        r##"<line x1="20" y1="20" x2="{}" y2="20" stroke="#888"/>"##,
+        w - 20.0
+    );
     for (i, (t, kind, text)) in pts.iter().enumerate() {
         let x = 20.0 + (t.as_millisecond() - t0.as_millisecond()) as f64 / span * (w - 40.0);
         let color = match *kind {
@@ -104,7 +115,16 @@ pub fn render_html(r: &Report) -> String {
     }
     o.push_str("</table>");
     for (i, f) in r.findings.iter().enumerate() {
-        let _ = write!(o, "<section id=\"f{}\" class=\"finding\" data-rule=\"{}\"><h2>{}. {} — {}</h2><p>{}</p>", i + 1, esc(&f.rule), i + 1, esc(&f.rule), esc(&f.subject.display()), esc(&f.summary));
+        let _ = write!(
+            o,
+            "<section id=\"f{}\" class=\"finding\" data-rule=\"{}\"><h2>{}. {} — {}</h2><p>{}</p>",
+            i + 1,
+            esc(&f.rule),
+            i + 1,
+            esc(&f.rule),
+            esc(&f.subject.display()),
+            esc(&f.summary)
+        );
         o.push_str(&svg_timeline(f, r.captured_at));
         o.push_str("<h3>Evidence</h3><ul>");
         for e in &f.evidence {

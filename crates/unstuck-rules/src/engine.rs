@@ -7,7 +7,10 @@ use unstuck_model::{Pod, Snapshot, Time};
 
 use crate::stuck::classify;
 use crate::util::human;
-use crate::{health, number, Cause, Check, Cx, Evidence, EvidenceSource, Finding, ObjectRef, Severity, StuckPod, Subject};
+use crate::{
+    health, number, Cause, Check, Cx, Evidence, EvidenceSource, Finding, ObjectRef, Severity,
+    StuckPod, Subject,
+};
 
 /// What to look at and how strict to be.
 #[derive(Debug, Clone)]
@@ -24,7 +27,12 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { stuck_after: SignedDuration::from_secs(300), namespaces: Vec::new(), selector: Vec::new(), rules: Vec::new() }
+        Config {
+            stuck_after: SignedDuration::from_secs(300),
+            namespaces: Vec::new(),
+            selector: Vec::new(),
+            rules: Vec::new(),
+        }
     }
 }
 
@@ -42,7 +50,11 @@ impl Selector {
     pub fn parse(s: &str) -> Result<Vec<Selector>, String> {
         let mut out = Vec::new();
         for term in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            let valid = |k: &str| !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_./".contains(&c));
+            let valid = |k: &str| {
+                !k.is_empty()
+                    && k.bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || b"-_./".contains(&c))
+            };
             let sel = if let Some((k, v)) = term.split_once("!=") {
                 Selector::NotEq(k.trim().into(), v.trim().into())
             } else if let Some((k, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
@@ -53,7 +65,10 @@ impl Selector {
                 Selector::Exists(term.into())
             };
             let k = match &sel {
-                Selector::Eq(k, _) | Selector::NotEq(k, _) | Selector::Exists(k) | Selector::NotExists(k) => k,
+                Selector::Eq(k, _)
+                | Selector::NotEq(k, _)
+                | Selector::Exists(k)
+                | Selector::NotExists(k) => k,
             };
             if !valid(k) {
                 return Err(format!("invalid label selector term {term:?}"));
@@ -85,9 +100,15 @@ pub struct Diagnosis {
 
 fn default_severity(rule: &str) -> Severity {
     match rule {
-        "node-lost" | "runtime-unresponsive" | "pid-exhaustion" | "volume-unmount-hang" | "poststart-exec-hang" => Severity::Critical,
+        "node-lost"
+        | "runtime-unresponsive"
+        | "pid-exhaustion"
+        | "volume-unmount-hang"
+        | "poststart-exec-hang" => Severity::Critical,
         "evicted" => Severity::Info,
-        "crash-loop" | "image-pull-failure" | "unschedulable" | "oom-killed" | "stuck-unknown" => Severity::Warning,
+        "crash-loop" | "image-pull-failure" | "unschedulable" | "oom-killed" | "stuck-unknown" => {
+            Severity::Warning
+        }
         _ => Severity::Error,
     }
 }
@@ -121,7 +142,13 @@ pub fn pod_event_evidence(cx: &Cx<'_>, pod: &Pod, max: usize) -> Vec<Evidence> {
         .take(max)
         .map(|e| Evidence {
             source: EvidenceSource::Event,
-            text: format!("{} {} ({}): {}", e.type_, e.reason, e.component(), e.message),
+            text: format!(
+                "{} {} ({}): {}",
+                e.type_,
+                e.reason,
+                e.component(),
+                e.message
+            ),
             file: None,
             line: None,
             time: e.first_timestamp.or(e.event_time).or(e.last_timestamp),
@@ -143,9 +170,17 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     let now = snap.source.captured_at.unwrap_or_else(Time::now);
     let ix = snap.index();
     let health = health::compute(&ix, now);
-    let cx = Cx { ix: &ix, now, cfg, health };
+    let cx = Cx {
+        ix: &ix,
+        now,
+        cfg,
+        health,
+    };
     let pods: Vec<&Pod> = snap.pods.iter().filter(|p| selected(cfg, p)).collect();
-    let stuck: Vec<StuckPod> = pods.iter().filter_map(|p| classify(p, now, cfg.stuck_after)).collect();
+    let stuck: Vec<StuckPod> = pods
+        .iter()
+        .filter_map(|p| classify(p, now, cfg.stuck_after))
+        .collect();
     let mut findings: Vec<Finding> = Vec::new();
 
     // Pod findings: the first pod rule that matches is the primary cause.
@@ -173,7 +208,10 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     node_names.sort();
     for name in node_names {
         let h = &cx.health[name];
-        let on_node: Vec<&StuckPod> = stuck.iter().filter(|s| s.pod.spec.node_name == name).collect();
+        let on_node: Vec<&StuckPod> = stuck
+            .iter()
+            .filter(|s| s.pod.spec.node_name == name)
+            .collect();
         let mut first: Option<(&'static str, Cause)> = None;
         let mut contributing = Vec::new();
         for r in crate::catalog() {
@@ -188,7 +226,11 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
         }
         let Some((rule, cause)) = first else { continue };
         let state = if h.is_lost() {
-            if h.node.is_none() { "Deleted".to_string() } else { "NotReady (Unknown)".to_string() }
+            if h.node.is_none() {
+                "Deleted".to_string()
+            } else {
+                "NotReady (Unknown)".to_string()
+            }
         } else if h.not_ready.is_some() {
             "NotReady".to_string()
         } else {
@@ -202,7 +244,10 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
                 kind: "Node".into(),
                 name: name.into(),
                 uid: h.node.map(|n| n.metadata.uid.clone()).unwrap_or_default(),
-                resource_version: h.node.map(|n| n.metadata.resource_version.clone()).unwrap_or_default(),
+                resource_version: h
+                    .node
+                    .map(|n| n.metadata.resource_version.clone())
+                    .unwrap_or_default(),
                 ..Default::default()
             },
             state,
@@ -222,7 +267,16 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
             blocks: Vec::new(),
             pods: on_node
                 .iter()
-                .map(|s| pod_ref(s.pod, Some(format!("{} — {}", s.state_str(), primary.get(s.pod.metadata.uid.as_str()).unwrap_or(&"?")))))
+                .map(|s| {
+                    pod_ref(
+                        s.pod,
+                        Some(format!(
+                            "{} — {}",
+                            s.state_str(),
+                            primary.get(s.pod.metadata.uid.as_str()).unwrap_or(&"?")
+                        )),
+                    )
+                })
                 .collect(),
         });
     }
@@ -234,7 +288,10 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
         }
     }
     let mut blocks: HashMap<String, Vec<ObjectRef>> = HashMap::new();
-    for f in findings.iter().filter(|f| f.subject.kind != "Pod" && f.subject.kind != "Node") {
+    for f in findings
+        .iter()
+        .filter(|f| f.subject.kind != "Pod" && f.subject.kind != "Node")
+    {
         for p in &f.pods {
             blocks.entry(p.uid.clone()).or_default().push(ObjectRef {
                 kind: f.subject.kind.clone(),
@@ -259,19 +316,40 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
             "Pod" => 2,
             _ => 1,
         };
-        (kind_rank(&a.subject.kind), &a.subject.node, std::cmp::Reverse(a.severity), &a.rule, &a.subject.namespace, &a.subject.name).cmp(&(
-            kind_rank(&b.subject.kind),
-            &b.subject.node,
-            std::cmp::Reverse(b.severity),
-            &b.rule,
-            &b.subject.namespace,
-            &b.subject.name,
-        ))
+        (
+            kind_rank(&a.subject.kind),
+            &a.subject.node,
+            std::cmp::Reverse(a.severity),
+            &a.rule,
+            &a.subject.namespace,
+            &a.subject.name,
+        )
+            .cmp(&(
+                kind_rank(&b.subject.kind),
+                &b.subject.node,
+                std::cmp::Reverse(b.severity),
+                &b.rule,
+                &b.subject.namespace,
+                &b.subject.name,
+            ))
     });
-    Diagnosis { now, pods_checked: pods.len(), pods_stuck: stuck.len(), nodes_checked: cx.health.len(), findings }
+    Diagnosis {
+        now,
+        pods_checked: pods.len(),
+        pods_stuck: stuck.len(),
+        nodes_checked: cx.health.len(),
+        findings,
+    }
 }
 
-fn pod_finding(cx: &Cx<'_>, sp: &StuckPod<'_>, rule: &'static str, cause: Cause, contributing: Vec<String>, all: &[StuckPod<'_>]) -> Finding {
+fn pod_finding(
+    cx: &Cx<'_>,
+    sp: &StuckPod<'_>,
+    rule: &'static str,
+    cause: Cause,
+    contributing: Vec<String>,
+    all: &[StuckPod<'_>],
+) -> Finding {
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
     let mut summary = cause.summary;
@@ -280,23 +358,37 @@ fn pod_finding(cx: &Cx<'_>, sp: &StuckPod<'_>, rule: &'static str, cause: Cause,
         let h = cx.node_health(node);
         let total = h.map_or(0, |h| h.pods_total);
         let stuck_here = all.iter().filter(|s| s.pod.spec.node_name == node).count();
-        let node_wide = crate::catalog()
-            .iter()
-            .any(|r| r.id == rule && r.node_check.is_some_and(|nc| h.is_some_and(|h| nc(cx, h, &[]).is_some())));
+        let node_wide = crate::catalog().iter().any(|r| {
+            r.id == rule
+                && r.node_check
+                    .is_some_and(|nc| h.is_some_and(|h| nc(cx, h, &[]).is_some()))
+        });
         if node_wide || (stuck_here > 1 && stuck_here == total) {
             blast = Some("node".to_string());
-            summary.push_str(&format!(" [node-wide: {stuck_here} of {total} pods on {node} stuck]"));
+            summary.push_str(&format!(
+                " [node-wide: {stuck_here} of {total} pods on {node} stuck]"
+            ));
         } else {
             blast = Some("pod".to_string());
-            summary.push_str(&format!(" [this pod only: {stuck_here} of {total} pods on {node} stuck]"));
+            summary.push_str(&format!(
+                " [this pod only: {stuck_here} of {total} pods on {node} stuck]"
+            ));
         }
     }
     let mut evidence = vec![Evidence::api(format!(
         "{} is {} (phase {}{}){}",
         pod.key(),
         sp.state_str(),
-        if pod.status.phase.is_empty() { "?" } else { &pod.status.phase },
-        if pod.metadata.finalizers.is_empty() { String::new() } else { format!(", finalizers {:?}", pod.metadata.finalizers) },
+        if pod.status.phase.is_empty() {
+            "?"
+        } else {
+            &pod.status.phase
+        },
+        if pod.metadata.finalizers.is_empty() {
+            String::new()
+        } else {
+            format!(", finalizers {:?}", pod.metadata.finalizers)
+        },
         match (&sp.state, pod.metadata.deletion_timestamp) {
             (crate::StuckState::Terminating, Some(dt)) => format!(", deletionTimestamp {dt}"),
             _ => String::new(),

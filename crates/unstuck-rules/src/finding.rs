@@ -180,7 +180,13 @@ pub struct StepDraft {
 
 impl StepDraft {
     pub fn cluster(action: impl Into<String>, command: impl Into<String>) -> Self {
-        StepDraft { action: action.into(), command: Some(command.into()), target: Target::Cluster, risk: None, mutating: false }
+        StepDraft {
+            action: action.into(),
+            command: Some(command.into()),
+            target: Target::Cluster,
+            risk: None,
+            mutating: false,
+        }
     }
     pub fn host(node: &str, action: impl Into<String>, command: impl Into<String>) -> Self {
         StepDraft {
@@ -192,7 +198,13 @@ impl StepDraft {
         }
     }
     pub fn config(action: impl Into<String>) -> Self {
-        StepDraft { action: action.into(), command: None, target: Target::Config, risk: None, mutating: false }
+        StepDraft {
+            action: action.into(),
+            command: None,
+            target: Target::Config,
+            risk: None,
+            mutating: false,
+        }
     }
     pub fn cmd(mut self, c: impl Into<String>) -> Self {
         self.command = Some(c.into());

@@ -11,7 +11,11 @@ use unstuck_report::Report;
 use unstuck_rules::{Config, Selector};
 
 #[derive(Debug, Parser)]
-#[command(name = "unstuck", version, about = "Find every stuck Kubernetes pod, say why with evidence, what it blocks, and how to fix it — in order.")]
+#[command(
+    name = "unstuck",
+    version,
+    about = "Find every stuck Kubernetes pod, say why with evidence, what it blocks, and how to fix it — in order."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,
@@ -127,7 +131,9 @@ pub fn parse_duration(s: &str) -> Result<SignedDuration> {
     if let Ok(n) = t.parse::<i64>() {
         return Ok(SignedDuration::from_secs(n));
     }
-    let d: SignedDuration = t.parse().with_context(|| format!("invalid duration {s:?} (examples: 90s, 5m, 1h30m)"))?;
+    let d: SignedDuration = t
+        .parse()
+        .with_context(|| format!("invalid duration {s:?} (examples: 90s, 5m, 1h30m)"))?;
     if d.is_negative() {
         bail!("invalid duration {s:?}: negative");
     }
@@ -137,14 +143,17 @@ pub fn parse_duration(s: &str) -> Result<SignedDuration> {
 pub(crate) fn ingest_options(input: &InputArgs) -> Result<Options> {
     let mut o = Options::default();
     if let Some(n) = &input.now {
-        o.now = Some(n.parse::<Time>().with_context(|| format!("--now {n:?}: expected RFC 3339, e.g. 2024-04-16T08:00:00Z"))?);
+        o.now = Some(n.parse::<Time>().with_context(|| {
+            format!("--now {n:?}: expected RFC 3339, e.g. 2024-04-16T08:00:00Z")
+        })?);
     }
     if let Some(p) = &input.signatures {
         let text = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
         let extra = Catalog::parse_file(&p.display().to_string(), &text)?;
         o.catalog = Catalog::with_extra(extra)?;
     }
-    o.log_tz = jiff::tz::TimeZone::get(&input.log_tz).with_context(|| format!("--log-tz {:?}: unknown time zone", input.log_tz))?;
+    o.log_tz = jiff::tz::TimeZone::get(&input.log_tz)
+        .with_context(|| format!("--log-tz {:?}: unknown time zone", input.log_tz))?;
     o.log_tz_name = input.log_tz.clone();
     o.logs = !input.no_logs;
     Ok(o)
@@ -154,7 +163,10 @@ fn use_color(c: Color) -> bool {
     match c {
         Color::Always => true,
         Color::Never => false,
-        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        Color::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
     }
 }
 
@@ -169,12 +181,25 @@ fn emit(s: &str) -> Result<()> {
 
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.cmd {
-        Cmd::Diagnose { paths, input, output, stuck_after, namespaces, all_namespaces, selector, rules, color } => {
+        Cmd::Diagnose {
+            paths,
+            input,
+            output,
+            stuck_after,
+            namespaces,
+            all_namespaces,
+            selector,
+            rules,
+            color,
+        } => {
             if paths.is_empty() {
                 bail!("live mode (no PATH) needs a cluster connection, which this build does not have yet; give a bundle directory, a .tar.gz or kubectl -o json/yaml files");
             }
             let opts = ingest_options(&input)?;
-            let mut cfg = Config { stuck_after: parse_duration(&stuck_after)?, ..Config::default() };
+            let mut cfg = Config {
+                stuck_after: parse_duration(&stuck_after)?,
+                ..Config::default()
+            };
             if !all_namespaces {
                 cfg.namespaces = namespaces;
             }
@@ -217,10 +242,27 @@ pub fn run(cli: Cli) -> Result<u8> {
                 emit(&crate::docs::rule_markdown(r))?;
                 Ok(0)
             }
-            None => bail!("unknown rule {:?}; known: {}", rule, unstuck_rules::catalog().iter().map(|r| r.id).collect::<Vec<_>>().join(", ")),
+            None => bail!(
+                "unknown rule {:?}; known: {}",
+                rule,
+                unstuck_rules::catalog()
+                    .iter()
+                    .map(|r| r.id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         },
-        Cmd::Logs { subject, paths, input } => crate::subject::logs(&subject, &paths, &input),
-        Cmd::Timeline { pod, paths, input, output } => crate::subject::timeline(&pod, &paths, &input, output),
+        Cmd::Logs {
+            subject,
+            paths,
+            input,
+        } => crate::subject::logs(&subject, &paths, &input),
+        Cmd::Timeline {
+            pod,
+            paths,
+            input,
+            output,
+        } => crate::subject::timeline(&pod, &paths, &input, output),
         Cmd::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "unstuck", &mut std::io::stdout());

@@ -29,7 +29,17 @@ pub fn triples(r: &Report) -> Vec<(String, String, String)> {
     let mut v: Vec<_> = r
         .findings
         .iter()
-        .map(|f| (f.rule.clone(), f.subject.kind.clone(), if f.subject.namespace.is_empty() { f.subject.name.clone() } else { format!("{}/{}", f.subject.namespace, f.subject.name) }))
+        .map(|f| {
+            (
+                f.rule.clone(),
+                f.subject.kind.clone(),
+                if f.subject.namespace.is_empty() {
+                    f.subject.name.clone()
+                } else {
+                    format!("{}/{}", f.subject.namespace, f.subject.name)
+                },
+            )
+        })
         .collect();
     v.sort();
     v
@@ -44,6 +54,14 @@ pub fn bin() -> PathBuf {
 }
 
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(bin()).args(args).env("NO_COLOR", "1").output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = std::process::Command::new(bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

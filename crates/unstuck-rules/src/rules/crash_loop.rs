@@ -34,16 +34,34 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
     let mut evidence = Vec::new();
     let mut first = None;
-    for c in pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses) {
-        if c.state.waiting.as_ref().is_some_and(|w| w.reason == "CrashLoopBackOff") {
+    for c in pod
+        .status
+        .init_container_statuses
+        .iter()
+        .chain(&pod.status.container_statuses)
+    {
+        if c.state
+            .waiting
+            .as_ref()
+            .is_some_and(|w| w.reason == "CrashLoopBackOff")
+        {
             first.get_or_insert(c.name.clone());
             let last = c
                 .last_state
                 .terminated
                 .as_ref()
-                .map(|t| format!("last exit: {} code {}", if t.reason.is_empty() { "?" } else { &t.reason }, t.exit_code))
+                .map(|t| {
+                    format!(
+                        "last exit: {} code {}",
+                        if t.reason.is_empty() { "?" } else { &t.reason },
+                        t.exit_code
+                    )
+                })
                 .unwrap_or_default();
-            evidence.push(Evidence::api(format!("container {:?}: CrashLoopBackOff, {} restarts; {last}", c.name, c.restart_count)));
+            evidence.push(Evidence::api(format!(
+                "container {:?}: CrashLoopBackOff, {} restarts; {last}",
+                c.name, c.restart_count
+            )));
         }
     }
     let c = first.unwrap_or_default();
@@ -54,9 +72,16 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         remediation: vec![
             StepDraft::cluster(
                 "Read the crashed container's output",
-                format!("kubectl logs -n {} {} -c {} --previous", sh(&pod.metadata.namespace), sh(&pod.metadata.name), sh(&c)),
+                format!(
+                    "kubectl logs -n {} {} -c {} --previous",
+                    sh(&pod.metadata.namespace),
+                    sh(&pod.metadata.name),
+                    sh(&c)
+                ),
             ),
-            StepDraft::config("Fix the configuration, command or dependency the container fails on"),
+            StepDraft::config(
+                "Fix the configuration, command or dependency the container fails on",
+            ),
         ],
     })
 }

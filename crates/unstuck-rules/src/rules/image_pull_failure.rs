@@ -30,17 +30,32 @@ declare_rule! {
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    let StuckState::ImagePull(reason) = &sp.state else { return None };
+    let StuckState::ImagePull(reason) = &sp.state else {
+        return None;
+    };
     let pod = sp.pod;
     let mut evidence = Vec::new();
-    for c in pod.status.container_statuses.iter().chain(&pod.status.init_container_statuses) {
+    for c in pod
+        .status
+        .container_statuses
+        .iter()
+        .chain(&pod.status.init_container_statuses)
+    {
         if let Some(w) = &c.state.waiting {
             if w.reason == *reason || w.reason.contains("Image") {
-                evidence.push(Evidence::api(format!("container {:?} image {:?}: {} {}", c.name, c.image, w.reason, w.message)));
+                evidence.push(Evidence::api(format!(
+                    "container {:?} image {:?}: {} {}",
+                    c.name, c.image, w.reason, w.message
+                )));
             }
         }
     }
-    evidence.extend(pod_events_with(cx, pod, &["Failed", "BackOff"], Some("image")).iter().take(2).map(|e| event_evidence(e)));
+    evidence.extend(
+        pod_events_with(cx, pod, &["Failed", "BackOff"], Some("image"))
+            .iter()
+            .take(2)
+            .map(|e| event_evidence(e)),
+    );
     Some(Cause {
         severity: None,
         summary: format!("image cannot be pulled ({reason})"),

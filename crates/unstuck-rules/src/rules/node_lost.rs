@@ -108,7 +108,10 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         steps.push(
             StepDraft::cluster(
                 "Once the node is back (or deleted), remove the out-of-service taint if you set it",
-                format!("kubectl taint nodes {} node.kubernetes.io/out-of-service-", sh(h.name)),
+                format!(
+                    "kubectl taint nodes {} node.kubernetes.io/out-of-service-",
+                    sh(h.name)
+                ),
             )
             .mutating(),
         );
@@ -118,7 +121,10 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         summary: if h.node.is_none() {
             format!("node {} was deleted while pods still name it", h.name)
         } else {
-            format!("node {} stopped reporting (kubelet gone or unreachable)", h.name)
+            format!(
+                "node {} stopped reporting (kubelet gone or unreachable)",
+                h.name
+            )
         },
         evidence: h.lost.clone(),
         remediation: steps,

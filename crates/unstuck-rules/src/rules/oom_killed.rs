@@ -37,8 +37,14 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         .container_statuses
         .iter()
         .filter(|c| {
-            c.last_state.terminated.as_ref().is_some_and(|t| t.reason == "OOMKilled")
-                || c.state.terminated.as_ref().is_some_and(|t| t.reason == "OOMKilled")
+            c.last_state
+                .terminated
+                .as_ref()
+                .is_some_and(|t| t.reason == "OOMKilled")
+                || c.state
+                    .terminated
+                    .as_ref()
+                    .is_some_and(|t| t.reason == "OOMKilled")
         })
         .collect();
     if oom.is_empty() {
@@ -47,21 +53,46 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let mut evidence: Vec<Evidence> = oom
         .iter()
         .map(|c| {
-            let t = c.last_state.terminated.as_ref().or(c.state.terminated.as_ref());
-            Evidence::api(format!("container {:?} last terminated OOMKilled (exit code {}), {} restarts", c.name, t.map_or(137, |t| t.exit_code), c.restart_count))
-                .at(t.and_then(|t| t.finished_at))
+            let t = c
+                .last_state
+                .terminated
+                .as_ref()
+                .or(c.state.terminated.as_ref());
+            Evidence::api(format!(
+                "container {:?} last terminated OOMKilled (exit code {}), {} restarts",
+                c.name,
+                t.map_or(137, |t| t.exit_code),
+                c.restart_count
+            ))
+            .at(t.and_then(|t| t.finished_at))
         })
         .collect();
     if let Some(h) = cx.node_health(&pod.spec.node_name) {
         evidence.extend(logs_evidence(&h.hits_for(RULE.id), 2));
     }
-    let owner = pod.metadata.controller().map(|o| format!("{}/{}", o.kind.to_lowercase(), o.name));
+    let owner = pod
+        .metadata
+        .controller()
+        .map(|o| format!("{}/{}", o.kind.to_lowercase(), o.name));
     Some(Cause {
         severity: None,
-        summary: format!("container(s) {} killed for exceeding the memory limit", oom.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")),
+        summary: format!(
+            "container(s) {} killed for exceeding the memory limit",
+            oom.iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         evidence,
         remediation: vec![
-            StepDraft::cluster("Compare usage with the limit", format!("kubectl top pod -n {} {} --containers", sh(&pod.metadata.namespace), sh(&pod.metadata.name))),
+            StepDraft::cluster(
+                "Compare usage with the limit",
+                format!(
+                    "kubectl top pod -n {} {} --containers",
+                    sh(&pod.metadata.namespace),
+                    sh(&pod.metadata.name)
+                ),
+            ),
             StepDraft::config(format!(
                 "Raise resources.limits.memory of {} (or fix the leak)",
                 owner.unwrap_or_else(|| "the pod".into())

@@ -46,10 +46,22 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         .iter()
         .filter_map(|v| v.persistent_volume_claim.as_ref())
         .filter_map(|c| {
-            cx.ix.snap.pvcs.iter().find(|p| p.metadata.namespace == pod.metadata.namespace && p.metadata.name == c.claim_name)
+            cx.ix.snap.pvcs.iter().find(|p| {
+                p.metadata.namespace == pod.metadata.namespace && p.metadata.name == c.claim_name
+            })
         })
         .filter(|p| p.status.phase != "Bound")
-        .map(|p| format!("{} ({})", p.metadata.name, if p.status.phase.is_empty() { "no phase" } else { &p.status.phase }))
+        .map(|p| {
+            format!(
+                "{} ({})",
+                p.metadata.name,
+                if p.status.phase.is_empty() {
+                    "no phase"
+                } else {
+                    &p.status.phase
+                }
+            )
+        })
         .collect();
     if events.is_empty() && own.is_empty() && pending_pvcs.is_empty() {
         return None;
@@ -58,7 +70,10 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let mut evidence: Vec<Evidence> = events.iter().take(3).map(|e| event_evidence(e)).collect();
     evidence.extend(logs_evidence(&own, 3));
     if !pending_pvcs.is_empty() {
-        evidence.push(Evidence::api(format!("PersistentVolumeClaim(s) not Bound: {}", pending_pvcs.join(", "))));
+        evidence.push(Evidence::api(format!(
+            "PersistentVolumeClaim(s) not Bound: {}",
+            pending_pvcs.join(", ")
+        )));
     }
     let ns = sh(&pod.metadata.namespace);
     let mut steps = vec![StepDraft::cluster(
@@ -72,7 +87,10 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         ));
     }
     if !pending_pvcs.is_empty() {
-        steps.push(StepDraft::cluster("Check why the claim is not bound (provisioner, storage class)", format!("kubectl describe pvc -n {ns}")));
+        steps.push(StepDraft::cluster(
+            "Check why the claim is not bound (provisioner, storage class)",
+            format!("kubectl describe pvc -n {ns}"),
+        ));
     }
     Some(Cause {
         severity: None,
