@@ -235,7 +235,8 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
                 for f in files {
                     let fname = f.file_name().to_string_lossy().into_owned();
                     if let Some(stem) = stem_of(&fname) {
-                        if stem != "nodes" && f.file_type().map(|t| t.is_file()).unwrap_or(false) {
+                        if stem != "nodes" && !f.file_type().map(|t| t.is_symlink()).unwrap_or(true)
+                        {
                             api_files.push((f.path(), stem));
                         }
                     }

@@ -54,7 +54,11 @@ pub(crate) fn list_log_files(node: &str, dir: &Path) -> Vec<(String, PathBuf)> {
                 continue;
             }
             match e.file_type() {
-                Ok(t) if t.is_dir() && depth == 0 => stack.push((e.path(), 1)),
+                // Subdirectories such as `journal/` are read one level deep; a directory named like a
+                // log file is reported by `scan_file`.
+                Ok(t) if t.is_dir() && depth == 0 && !name.contains('.') => {
+                    stack.push((e.path(), 1))
+                }
                 Ok(_) => out.push((node.to_string(), e.path())),
                 Err(_) => {}
             }
