@@ -121,6 +121,27 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
     }
 }
 
+/// Scan only the node logs of a bundle directory (`_nodes/`), in parallel: the log engine alone.
+pub fn scan_node_logs(root: &Path, opts: &Options) -> Result<Vec<LogFileHits>, IngestError> {
+    let nodes_dir = root.join("_nodes");
+    let rd = std::fs::read_dir(&nodes_dir).map_err(|e| IngestError::io(&nodes_dir, e))?;
+    let mut files = Vec::new();
+    for e in rd.flatten() {
+        if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+            files.extend(logs::list_log_files(
+                &e.file_name().to_string_lossy(),
+                &e.path(),
+            ));
+        }
+    }
+    use rayon::prelude::*;
+    let root_s = root.display().to_string();
+    Ok(files
+        .par_iter()
+        .map(|(node, p)| logs::scan_file(&opts.catalog, &opts.limits, node, p, &root_s))
+        .collect())
+}
+
 /// Settle the capture time: `--now`, then the manifest, then the newest timestamp.
 pub(crate) fn settle_now(snap: &mut Snapshot, flag: Option<Time>, manifest: Option<Time>) {
     let (t, src) = if let Some(t) = flag {

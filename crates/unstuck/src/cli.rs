@@ -117,6 +117,19 @@ pub enum Cmd {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// List the log signature catalog (`--patterns`: only the literals, one per line, for `rg -F -f`).
+    Signatures {
+        #[arg(long)]
+        patterns: bool,
+        #[arg(long, value_name = "FILE")]
+        signatures: Option<PathBuf>,
+    },
+    /// Scan a bundle's node logs only and count lines per signature (the log engine alone; benchmarks).
+    #[command(hide = true)]
+    ScanLogs {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
     /// Write docs/rules/*.md from the catalog.
     #[command(hide = true)]
     GenDocs {
@@ -266,6 +279,64 @@ pub fn run(cli: Cli) -> Result<u8> {
         Cmd::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "unstuck", &mut std::io::stdout());
+            Ok(0)
+        }
+        Cmd::Signatures {
+            patterns,
+            signatures,
+        } => {
+            let input = InputArgs {
+                now: None,
+                signatures,
+                log_tz: "UTC".into(),
+                no_logs: false,
+            };
+            let cat = ingest_options(&input)?.catalog;
+            let mut s = String::new();
+            if patterns {
+                s = cat.patterns_file();
+            } else {
+                for sig in cat.signatures() {
+                    s.push_str(&format!(
+                        "{:<30} {:<9} {:<6} {:<24} {:?}{}\n",
+                        sig.id,
+                        sig.severity.as_str(),
+                        if sig.scope == unstuck_logs::signatures::Scope::Pod {
+                            "pod"
+                        } else {
+                            "node"
+                        },
+                        sig.feeds,
+                        sig.pattern,
+                        if sig.also.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" + {:?}", sig.also)
+                        }
+                    ));
+                }
+            }
+            emit(&s)?;
+            Ok(0)
+        }
+        Cmd::ScanLogs { dir } => {
+            let opts = Options::default();
+            let files = unstuck_ingest::scan_node_logs(&dir, &opts)?;
+            let mut counts = std::collections::BTreeMap::new();
+            let mut bytes = 0u64;
+            for f in &files {
+                bytes += f.bytes;
+                for h in &f.hits {
+                    *counts
+                        .entry(opts.catalog.get(h.sig).id.clone())
+                        .or_insert(0u64) += 1;
+                }
+            }
+            let mut s = format!("{} files, {} bytes\n", files.len(), bytes);
+            for (k, v) in counts {
+                s.push_str(&format!("{v:>10} {k}\n"));
+            }
+            emit(&s)?;
             Ok(0)
         }
         Cmd::GenDocs { dir } => {

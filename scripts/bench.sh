@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Benchmarks at cluster scale, against what a user would do instead, in the same run.
+#   scripts/bench.sh [NODES] [PODS_PER_NODE] [LOG_KB_PER_NODE]     (default 5000 30 500: 150,000 pods, ~2.5 GB logs)
+# Installs ripgrep and hyperfine from Debian if missing. Writes the raw figures to bench-data/results-*.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NODES=${1:-5000}; PPN=${2:-30}; LOGKB=${3:-500}
+DATA=bench-data/n${NODES}-p${PPN}-l${LOGKB}
+need=()
+command -v rg >/dev/null || need+=(ripgrep)
+command -v hyperfine >/dev/null || need+=(hyperfine)
+command -v jq >/dev/null || need+=(jq)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "bench: installing ${need[*]}"
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+cargo build --release -q -p unstuck -p unstuck-gen
+U=target/release/unstuck
+if [ ! -f "$DATA/unstuck-bundle.json" ]; then
+  echo "bench: generating $DATA"
+  rm -rf "$DATA"
+  /usr/bin/time -f "generated in %es" target/release/unstuck-gen scale --nodes "$NODES" --pods-per-node "$PPN" --log-kb-per-node "$LOGKB" "$DATA"
+fi
+PAT=bench-data/patterns.txt
+$U signatures --patterns > "$PAT"
+out=bench-data/results-n${NODES}.txt
+{
+  echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -sr)"
+  echo "bundle: $DATA: $(du -sh "$DATA" | cut -f1) total, $(du -sh "$DATA/_nodes" | cut -f1) node logs, $(find "$DATA" -type f | wc -l) files"
+  echo "versions: $($U --version), $(rg --version | head -1), $(jq --version), $(hyperfine --version)"
+} | tee "$out"
+# Warm the page cache once so every command reads from memory alike.
+find "$DATA" -type f -exec cat {} + > /dev/null
+hyperfine --warmup 1 --runs 3 --export-markdown bench-data/hyperfine-full.md \
+  -n "cat (I/O floor)" "find $DATA -type f -exec cat {} + > /dev/null" \
+  -n "unstuck diagnose" "$U diagnose $DATA -o json > /dev/null; test \$? -le 1" \
+  -n "jq Terminating + rg -F -f signatures" "jq -c '.items[] | select(.metadata.deletionTimestamp != null) | .metadata.name' $DATA/*/pods.json > /dev/null; rg -c -F -f $PAT $DATA/_nodes > /dev/null; true" \
+  | tee -a "$out"
+hyperfine --warmup 1 --runs 5 --export-markdown bench-data/hyperfine-logs.md \
+  -n "unstuck scan-logs" "$U scan-logs $DATA > /dev/null" \
+  -n "rg -c -F -f signatures" "rg -c -F -f $PAT $DATA/_nodes > /dev/null; true" \
+  | tee -a "$out"
+/usr/bin/time -v $U diagnose "$DATA" -o json 2> bench-data/time-v.txt > bench-data/report.json || true
+grep -E "Maximum resident set size|Elapsed" bench-data/time-v.txt | tee -a "$out"
+python3 -c "import json; r=json.load(open('bench-data/report.json')); print('findings:', r['summary'])" | tee -a "$out"
