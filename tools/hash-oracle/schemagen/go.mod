@@ -1,0 +1,3 @@
+module unstuck.local/schemagen
+
+go 1.21
