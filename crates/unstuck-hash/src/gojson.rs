@@ -41,12 +41,17 @@ pub fn write_string(out: &mut Vec<u8>, s: &str) {
 }
 
 fn bad(path: &str, msg: impl Into<String>) -> HashError {
-    HashError::BadContainer { path: path.to_string(), msg: msg.into() }
+    HashError::BadContainer {
+        path: path.to_string(),
+        msg: msg.into(),
+    }
 }
 
 /// Whether the Go value built from `v` is the zero value for omitempty purposes.
 fn is_empty(schema: &Schema, ty: &str, v: Option<&Value>) -> bool {
-    let Some(v) = v.filter(|v| !v.is_null()) else { return true };
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return true;
+    };
     if ty.starts_with('*') {
         return false;
     }
@@ -58,7 +63,10 @@ fn is_empty(schema: &Schema, ty: &str, v: Option<&Value>) -> bool {
             _ => false,
         };
     }
-    if schema.get(r).is_some_and(|d| d.kind == "struct") || r == "resource.Quantity" || r == "intstr.IntOrString" {
+    if schema.get(r).is_some_and(|d| d.kind == "struct")
+        || r == "resource.Quantity"
+        || r == "intstr.IntOrString"
+    {
         return false; // structs are never "empty" to encoding/json
     }
     match v {
@@ -69,14 +77,30 @@ fn is_empty(schema: &Schema, ty: &str, v: Option<&Value>) -> bool {
     }
 }
 
-pub fn marshal(schema: &Schema, ty: &str, v: &Value, path: &str, notes: &mut Vec<String>) -> Result<Vec<u8>, HashError> {
+pub fn marshal(
+    schema: &Schema,
+    ty: &str,
+    v: &Value,
+    path: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<u8>, HashError> {
     let mut out = Vec::with_capacity(512);
     write_value(schema, ty, Some(v), path, &mut out, notes)?;
     Ok(out)
 }
 
-fn write_struct_fields(schema: &Schema, name: &str, obj: &serde_json::Map<String, Value>, path: &str, out: &mut Vec<u8>, first: &mut bool, notes: &mut Vec<String>) -> Result<(), HashError> {
-    let def = schema.get(name).ok_or_else(|| bad(path, format!("unknown type {name}")))?;
+fn write_struct_fields(
+    schema: &Schema,
+    name: &str,
+    obj: &serde_json::Map<String, Value>,
+    path: &str,
+    out: &mut Vec<u8>,
+    first: &mut bool,
+    notes: &mut Vec<String>,
+) -> Result<(), HashError> {
+    let def = schema
+        .get(name)
+        .ok_or_else(|| bad(path, format!("unknown type {name}")))?;
     for f in &def.fields {
         if f.inline || f.json.is_empty() && f.name == f.ty.trim_start_matches('*') {
             // Embedded struct: its fields are promoted into this object.
@@ -87,7 +111,11 @@ fn write_struct_fields(schema: &Schema, name: &str, obj: &serde_json::Map<String
         if f.json == "-" {
             continue;
         }
-        let key = if f.json.is_empty() { f.name.as_str() } else { f.json.as_str() };
+        let key = if f.json.is_empty() {
+            f.name.as_str()
+        } else {
+            f.json.as_str()
+        };
         let fv = obj.get(key);
         if f.omitempty && is_empty(schema, &f.ty, fv) {
             continue;
@@ -103,7 +131,14 @@ fn write_struct_fields(schema: &Schema, name: &str, obj: &serde_json::Map<String
     Ok(())
 }
 
-fn write_value(schema: &Schema, ty: &str, v: Option<&Value>, path: &str, out: &mut Vec<u8>, notes: &mut Vec<String>) -> Result<(), HashError> {
+fn write_value(
+    schema: &Schema,
+    ty: &str,
+    v: Option<&Value>,
+    path: &str,
+    out: &mut Vec<u8>,
+    notes: &mut Vec<String>,
+) -> Result<(), HashError> {
     let v = v.filter(|v| !v.is_null());
     if let Some(inner) = ty.strip_prefix('*') {
         return match v {
@@ -213,7 +248,9 @@ fn write_value(schema: &Schema, ty: &str, v: Option<&Value>, path: &str, out: &m
             Ok(())
         }
         name => {
-            let def = schema.get(name).ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
+            let def = schema
+                .get(name)
+                .ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
             if def.kind != "struct" {
                 return Err(bad(path, format!("unsupported Go type {name}")));
             }
@@ -240,6 +277,9 @@ mod tests {
     fn go_string_escaping() {
         let mut o = Vec::new();
         write_string(&mut o, "a<b>&\"\\\n\u{1}é\u{2028}");
-        assert_eq!(String::from_utf8(o).unwrap(), r#""a\u003cb\u003e\u0026\"\\\n\u0001é\u2028""#);
+        assert_eq!(
+            String::from_utf8(o).unwrap(),
+            r#""a\u003cb\u003e\u0026\"\\\n\u0001é\u2028""#
+        );
     }
 }

@@ -12,10 +12,17 @@ use crate::schema::{split_map, Schema};
 use crate::HashError;
 
 fn bad(path: &str, msg: impl Into<String>) -> HashError {
-    HashError::BadContainer { path: path.to_string(), msg: msg.into() }
+    HashError::BadContainer {
+        path: path.to_string(),
+        msg: msg.into(),
+    }
 }
 
-pub fn dump_container(schema: &Schema, v: &Value, notes: &mut Vec<String>) -> Result<Vec<u8>, HashError> {
+pub fn dump_container(
+    schema: &Schema,
+    v: &Value,
+    notes: &mut Vec<String>,
+) -> Result<Vec<u8>, HashError> {
     let mut out = Vec::with_capacity(2048);
     fmt(schema, "Container", Some(v), true, "$", &mut out, notes)?;
     Ok(out)
@@ -25,7 +32,15 @@ fn push(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-fn fmt(schema: &Schema, ty: &str, v: Option<&Value>, show_type: bool, path: &str, out: &mut Vec<u8>, notes: &mut Vec<String>) -> Result<(), HashError> {
+fn fmt(
+    schema: &Schema,
+    ty: &str,
+    v: Option<&Value>,
+    show_type: bool,
+    path: &str,
+    out: &mut Vec<u8>,
+    notes: &mut Vec<String>,
+) -> Result<(), HashError> {
     let v = v.filter(|v| !v.is_null());
     if let Some(inner) = ty.strip_prefix('*') {
         match v {
@@ -61,7 +76,15 @@ fn fmt(schema: &Schema, ty: &str, v: Option<&Value>, show_type: bool, path: &str
             if i > 0 {
                 out.push(b' ');
             }
-            fmt(schema, elem, Some(x), false, &format!("{path}[{i}]"), out, notes)?;
+            fmt(
+                schema,
+                elem,
+                Some(x),
+                false,
+                &format!("{path}[{i}]"),
+                out,
+                notes,
+            )?;
         }
         out.push(b']');
         return Ok(());
@@ -85,7 +108,15 @@ fn fmt(schema: &Schema, ty: &str, v: Option<&Value>, show_type: bool, path: &str
             }
             push(out, k);
             out.push(b':');
-            fmt(schema, vt, o.get(*k), false, &format!("{path}.{k}"), out, notes)?;
+            fmt(
+                schema,
+                vt,
+                o.get(*k),
+                false,
+                &format!("{path}.{k}"),
+                out,
+                notes,
+            )?;
         }
         out.push(b']');
         return Ok(());
@@ -117,12 +148,19 @@ fn fmt(schema: &Schema, ty: &str, v: Option<&Value>, show_type: bool, path: &str
         }
         "intstr.IntOrString" => {
             let (t, i, s) = match v {
-                Some(Value::Number(n)) => (0, n.as_i64().ok_or_else(|| bad(path, "expected an integer"))?, String::new()),
+                Some(Value::Number(n)) => (
+                    0,
+                    n.as_i64().ok_or_else(|| bad(path, "expected an integer"))?,
+                    String::new(),
+                ),
                 Some(Value::String(s)) => (1, 0, s.clone()),
                 None => (0, 0, String::new()),
                 _ => return Err(bad(path, "expected an integer or a string")),
             };
-            push(out, &format!("{{Type:(intstr.Type){t} IntVal:(int32){i} StrVal:(string){s}}}"));
+            push(
+                out,
+                &format!("{{Type:(intstr.Type){t} IntVal:(int32){i} StrVal:(string){s}}}"),
+            );
             Ok(())
         }
         "resource.Quantity" => {
@@ -147,7 +185,9 @@ fn fmt(schema: &Schema, ty: &str, v: Option<&Value>, show_type: bool, path: &str
             Ok(())
         }
         name => {
-            let def = schema.get(name).ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
+            let def = schema
+                .get(name)
+                .ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
             if def.kind != "struct" {
                 return Err(bad(path, format!("unsupported Go type {name}")));
             }
@@ -169,8 +209,20 @@ fn fmt(schema: &Schema, ty: &str, v: Option<&Value>, show_type: bool, path: &str
                     let inner = Value::Object(obj.clone());
                     fmt(schema, &f.ty, Some(&inner), true, path, out, notes)?;
                 } else {
-                    let key = if f.json.is_empty() { f.name.as_str() } else { f.json.as_str() };
-                    fmt(schema, &f.ty, obj.get(key), true, &format!("{path}.{key}"), out, notes)?;
+                    let key = if f.json.is_empty() {
+                        f.name.as_str()
+                    } else {
+                        f.json.as_str()
+                    };
+                    fmt(
+                        schema,
+                        &f.ty,
+                        obj.get(key),
+                        true,
+                        &format!("{path}.{key}"),
+                        out,
+                        notes,
+                    )?;
                 }
             }
             out.push(b'}');
@@ -189,14 +241,21 @@ struct Q {
 /// `resource.ParseQuantity`'s int64 fast path (apimachinery), for the forms the API serves.
 fn quantity(s: &str) -> Option<Q> {
     if s == "0" {
-        return Some(Q { value: 0, scale: 0, cached: "0".into(), format: "DecimalSI" });
+        return Some(Q {
+            value: 0,
+            scale: 0,
+            cached: "0".into(),
+            format: "DecimalSI",
+        });
     }
     let (positive, body) = match s.as_bytes().first()? {
         b'-' => (false, &s[1..]),
         b'+' => (true, &s[1..]),
         _ => (true, s),
     };
-    let digits_end = body.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(body.len());
+    let digits_end = body
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(body.len());
     let (number, suffix) = body.split_at(digits_end);
     let (num, denom) = match number.split_once('.') {
         Some((a, b)) => (a, b),
@@ -240,7 +299,11 @@ fn quantity(s: &str) -> Option<Q> {
         return None;
     }
     let shifted = format!("{num}{denom}");
-    let value: i64 = if shifted.is_empty() { 0 } else { shifted.parse().ok()? };
+    let value: i64 = if shifted.is_empty() {
+        0
+    } else {
+        shifted.parse().ok()?
+    };
     let mut result = value.checked_mul(mantissa)?;
     if !positive {
         result = -result;
@@ -250,7 +313,12 @@ fn quantity(s: &str) -> Option<Q> {
     } else {
         scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0')
     };
-    Some(Q { value: result, scale, cached: if keep { s.to_string() } else { String::new() }, format })
+    Some(Q {
+        value: result,
+        scale,
+        cached: if keep { s.to_string() } else { String::new() },
+        format,
+    })
 }
 
 #[cfg(test)]
@@ -260,9 +328,15 @@ mod tests {
     #[test]
     fn quantities() {
         let q = quantity("100m").unwrap();
-        assert_eq!((q.value, q.scale, q.cached.as_str(), q.format), (100, -3, "100m", "DecimalSI"));
+        assert_eq!(
+            (q.value, q.scale, q.cached.as_str(), q.format),
+            (100, -3, "100m", "DecimalSI")
+        );
         let q = quantity("128Mi").unwrap();
-        assert_eq!((q.value, q.scale, q.cached.as_str(), q.format), (128 << 20, 0, "", "BinarySI"));
+        assert_eq!(
+            (q.value, q.scale, q.cached.as_str(), q.format),
+            (128 << 20, 0, "", "BinarySI")
+        );
         let q = quantity("1").unwrap();
         assert_eq!((q.value, q.scale, q.cached.as_str()), (1, 0, "1"));
         assert!(quantity("1.5Gi").is_none());

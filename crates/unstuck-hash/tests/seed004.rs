@@ -33,19 +33,41 @@ fn kubelet_1_9_11_dump_and_hash() {
 fn kubelet_1_7_16_dump_and_hash() {
     let v: Version = "1.7.16".parse().unwrap();
     let h = hash_container(&v, &container(), HashOptions::default()).unwrap();
-    let want = DUMP_1_9.replace("VolumeDevices:([]v1.VolumeDevice)<nil> ", "").replace(" MountPropagation:(*v1.MountPropagationMode)<nil>", "");
+    let want = DUMP_1_9
+        .replace("VolumeDevices:([]v1.VolumeDevice)<nil> ", "")
+        .replace(" MountPropagation:(*v1.MountPropagationMode)<nil>", "");
     assert_eq!(String::from_utf8(h.input.clone()).unwrap(), want);
     assert_eq!(h.hash, 1559107639);
 }
 
 #[test]
 fn the_upgrade_changes_the_hash() {
-    let a = hash_container(&"1.7.16".parse().unwrap(), &container(), HashOptions::default()).unwrap();
-    let b = hash_container(&"1.9.11".parse().unwrap(), &container(), HashOptions::default()).unwrap();
+    let a = hash_container(
+        &"1.7.16".parse().unwrap(),
+        &container(),
+        HashOptions::default(),
+    )
+    .unwrap();
+    let b = hash_container(
+        &"1.9.11".parse().unwrap(),
+        &container(),
+        HashOptions::default(),
+    )
+    .unwrap();
     assert_ne!(a.hash, b.hash);
     // 1.16+ hashes JSON, where unset new fields are omitted: 1.16 → 1.17 keeps the hash.
-    let c = hash_container(&"1.16.0".parse().unwrap(), &container(), HashOptions::default()).unwrap();
-    let d = hash_container(&"1.17.0".parse().unwrap(), &container(), HashOptions::default()).unwrap();
+    let c = hash_container(
+        &"1.16.0".parse().unwrap(),
+        &container(),
+        HashOptions::default(),
+    )
+    .unwrap();
+    let d = hash_container(
+        &"1.17.0".parse().unwrap(),
+        &container(),
+        HashOptions::default(),
+    )
+    .unwrap();
     assert_eq!(c.hash, d.hash);
 }
 

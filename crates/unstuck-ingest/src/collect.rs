@@ -244,40 +244,64 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
             }
         }
     }
-    // Parse API files in parallel, then merge in a fixed order.
+    // Parse API files and scan node logs at the same time (both in parallel), then merge in a fixed order.
     let max = c.limits().max_api_file_bytes;
-    let parsed: Vec<Result<Collector, IngestError>> = api_files
-        .par_iter()
-        .map(|(p, stem)| {
-            let mut part = Collector::new(c.opts);
-            let path = p.display().to_string();
-            if let Some(m) = read_api_file(p, max)? {
-                api::add_dump_file(&mut part, &path, stem, &m)?;
-            } else {
-                part.warn(format!("{path}: empty file"));
-            }
-            Ok(part)
-        })
-        .collect();
-    for part in parsed {
-        c.merge(part?);
-    }
-    if c.opts.logs {
-        let files: Vec<(String, std::path::PathBuf)> = log_dirs
+    let opts = c.opts;
+    let log_files: Vec<(String, std::path::PathBuf)> = if opts.logs {
+        log_dirs
             .iter()
             .flat_map(|(node, dir)| logs::list_log_files(node, dir).into_iter())
-            .collect();
-        let root_s = root.display().to_string();
-        let results: Vec<LogFileHits> = files
-            .par_iter()
-            .map(|(node, p)| logs::scan_file(&c.opts.catalog, &c.opts.limits, node, p, &root_s))
-            .collect();
-        c.log_files.extend(results);
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let root_s = root.display().to_string();
+    let (parsed, scanned): (Vec<Result<Collector, IngestError>>, Vec<LogFileHits>) = rayon::join(
+        || {
+            api_files
+                .par_iter()
+                .map(|(p, stem)| {
+                    let mut part = Collector::new(opts);
+                    let path = p.display().to_string();
+                    if let Some(m) = read_api_file(p, max)? {
+                        api::add_dump_file(&mut part, &path, stem, &m)?;
+                    } else {
+                        part.warn(format!("{path}: empty file"));
+                    }
+                    Ok(part)
+                })
+                .collect()
+        },
+        || {
+            log_files
+                .par_iter()
+                .map(|(node, p)| logs::scan_file(&opts.catalog, &opts.limits, node, p, &root_s))
+                .collect()
+        },
+    );
+    let parts: Vec<Collector> = parsed.into_iter().collect::<Result<_, _>>()?;
+    c.reserve_for(&parts);
+    for part in parts {
+        c.merge(part);
     }
+    c.log_files.extend(scanned);
     Ok(())
 }
 
 impl Collector<'_> {
+    /// Reserve room for every part at once, so merging never reallocates (peak memory at scale).
+    fn reserve_for(&mut self, parts: &[Collector]) {
+        let s = &mut self.snap;
+        s.nodes
+            .reserve(parts.iter().map(|p| p.snap.nodes.len()).sum());
+        s.pods
+            .reserve(parts.iter().map(|p| p.snap.pods.len()).sum());
+        s.events
+            .reserve(parts.iter().map(|p| p.snap.events.len()).sum());
+        s.replica_sets
+            .reserve(parts.iter().map(|p| p.snap.replica_sets.len()).sum());
+    }
+
     fn merge(&mut self, mut o: Collector) {
         let s = &mut self.snap;
         let t = &mut o.snap;

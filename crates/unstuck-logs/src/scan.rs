@@ -41,12 +41,13 @@ pub fn scan_slice(
     sink: &mut impl Sink,
 ) -> (u64, usize) {
     let ac = cat.automaton();
+    let finder = cat.finder();
     let mut pos = 0usize;
     let mut counted_to = 0usize;
     let mut line_no = first_line;
     let mut on_line: Vec<usize> = Vec::new();
     while pos < buf.len() {
-        let Some(m) = ac.find(Input::new(buf).span(pos..buf.len())) else {
+        let Some(m) = finder.find(Input::new(buf).span(pos..buf.len())) else {
             break;
         };
         let start = memchr::memrchr(b'\n', &buf[pos..m.start()]).map_or(pos, |i| pos + i + 1);

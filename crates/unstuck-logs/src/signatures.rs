@@ -43,7 +43,10 @@ const BUILTIN: &str = include_str!("signatures.yaml");
 #[derive(Debug, Clone)]
 pub struct Catalog {
     sigs: Vec<Signature>,
-    ac: AhoCorasick,
+    /// Leftmost-first: finds the next line with any signature fast (SIMD prefilter).
+    find: AhoCorasick,
+    /// Standard semantics: every signature on a line, overlapping (run on matching lines only).
+    all: AhoCorasick,
 }
 
 impl Catalog {
@@ -59,14 +62,15 @@ impl Catalog {
     }
 
     pub fn new(sigs: Vec<Signature>) -> Result<Catalog, SignatureError> {
-        let ac = AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .build(sigs.iter().map(|s| s.pattern.as_bytes()))
-            .map_err(|e| SignatureError::Parse {
-                file: "catalog".into(),
-                msg: e.to_string(),
-            })?;
-        Ok(Catalog { sigs, ac })
+        let build = |kind| {
+            AhoCorasick::builder()
+                .match_kind(kind)
+                .build(sigs.iter().map(|s| s.pattern.as_bytes()))
+                .map_err(|e| SignatureError::Parse { file: "catalog".into(), msg: e.to_string() })
+        };
+        let find = build(MatchKind::LeftmostFirst)?;
+        let all = build(MatchKind::Standard)?;
+        Ok(Catalog { sigs, find, all })
     }
 
     /// The built-in catalog plus user signatures (a user id replaces a built-in one).
@@ -87,8 +91,12 @@ impl Catalog {
         &self.sigs[i]
     }
 
+    pub(crate) fn finder(&self) -> &AhoCorasick {
+        &self.find
+    }
+
     pub(crate) fn automaton(&self) -> &AhoCorasick {
-        &self.ac
+        &self.all
     }
 
     /// Every pattern literal, one per line (what `rg -F -f` would be given).

@@ -178,12 +178,30 @@ pub struct Volume {
     pub name: String,
     pub nfs: Option<NfsVolume>,
     pub persistent_volume_claim: Option<PvcVolume>,
-    pub host_path: Option<serde_json::Value>,
-    pub glusterfs: Option<serde_json::Value>,
-    pub cephfs: Option<serde_json::Value>,
-    pub rbd: Option<serde_json::Value>,
-    pub iscsi: Option<serde_json::Value>,
-    pub csi: Option<serde_json::Value>,
+    pub host_path: Option<Present>,
+    pub glusterfs: Option<Present>,
+    pub cephfs: Option<Present>,
+    pub rbd: Option<Present>,
+    pub iscsi: Option<Present>,
+    pub csi: Option<Present>,
+}
+
+/// A field whose presence matters but whose content is not kept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Present;
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d)?;
+        Ok(Present)
+    }
+}
+
+impl Serialize for Present {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_map(Some(0))
+            .and_then(serde::ser::SerializeMap::end)
+    }
 }
 
 impl Volume {

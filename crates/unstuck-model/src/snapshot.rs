@@ -1,6 +1,6 @@
 //! The snapshot: every object the rules may look at, plus indexes built once.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
@@ -147,7 +147,7 @@ pub struct Index<'a> {
     pub pods_by_node: HashMap<&'a str, Vec<&'a Pod>>,
     /// Events by involved object UID, and by `kind/namespace/name` for events without a UID.
     pub events_by_uid: HashMap<&'a str, Vec<&'a Event>>,
-    pub events_by_name: HashMap<(String, &'a str, &'a str), Vec<&'a Event>>,
+    pub events_by_name: HashMap<(&'a str, &'a str, &'a str), Vec<&'a Event>>,
     pub rs_by_uid: HashMap<&'a str, &'a ReplicaSet>,
     pub deployment_by_uid: HashMap<&'a str, &'a Deployment>,
     pub sts_by_uid: HashMap<&'a str, &'a StatefulSet>,
@@ -165,10 +165,10 @@ impl<'a> Index<'a> {
                 .iter()
                 .map(|n| (n.metadata.name.as_str(), n))
                 .collect(),
-            pod_by_uid: HashMap::new(),
-            pods_by_node: HashMap::new(),
-            events_by_uid: HashMap::new(),
-            events_by_name: HashMap::new(),
+            pod_by_uid: HashMap::default(),
+            pods_by_node: HashMap::default(),
+            events_by_uid: HashMap::default(),
+            events_by_name: HashMap::default(),
             rs_by_uid: snap
                 .replica_sets
                 .iter()
@@ -190,8 +190,8 @@ impl<'a> Index<'a> {
                 .filter(|l| l.metadata.namespace == "kube-node-lease")
                 .map(|l| (l.metadata.name.as_str(), l))
                 .collect(),
-            hits_by_node: HashMap::new(),
-            hits_by_pod: HashMap::new(),
+            hits_by_node: HashMap::default(),
+            hits_by_pod: HashMap::default(),
         };
         for p in &snap.pods {
             if !p.metadata.uid.is_empty() {
@@ -210,7 +210,7 @@ impl<'a> Index<'a> {
                 ix.events_by_uid.entry(&o.uid).or_default().push(e);
             }
             ix.events_by_name
-                .entry((o.kind.clone(), o.namespace.as_str(), o.name.as_str()))
+                .entry((o.kind.as_str(), o.namespace.as_str(), o.name.as_str()))
                 .or_default()
                 .push(e);
         }
@@ -232,7 +232,7 @@ impl<'a> Index<'a> {
             .cloned()
             .unwrap_or_default();
         if let Some(v) = self.events_by_name.get(&(
-            "Pod".to_string(),
+            "Pod",
             pod.metadata.namespace.as_str(),
             pod.metadata.name.as_str(),
         )) {
@@ -247,13 +247,10 @@ impl<'a> Index<'a> {
 
     pub fn node_events(&self, node: &str) -> Vec<&'a Event> {
         let mut out = Vec::new();
-        if let Some(v) = self.events_by_name.get(&("Node".to_string(), "", node)) {
+        if let Some(v) = self.events_by_name.get(&("Node", "", node)) {
             out.extend(v.iter().copied());
         }
-        if let Some(v) = self
-            .events_by_name
-            .get(&("Node".to_string(), "default", node))
-        {
+        if let Some(v) = self.events_by_name.get(&("Node", "default", node)) {
             out.extend(v.iter().copied());
         }
         out

@@ -1,6 +1,6 @@
 //! Per-node health, computed once per evaluation from conditions, taints, leases and node log hits.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use jiff::SignedDuration;
 use unstuck_model::{Index, LogHit, Node, Time};
@@ -52,7 +52,7 @@ impl<'a> NodeHealth<'a> {
 pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, NodeHealth<'a>> {
     let snap = ix.snap;
     let have_nodes = snap.source.kinds.iter().any(|k| k == "nodes") || !snap.nodes.is_empty();
-    let mut out: HashMap<&str, NodeHealth> = HashMap::new();
+    let mut out: HashMap<&str, NodeHealth> = HashMap::default();
     let names = snap
         .nodes
         .iter()

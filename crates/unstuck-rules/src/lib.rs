@@ -98,7 +98,7 @@ pub struct Cx<'a> {
     pub ix: &'a Index<'a>,
     pub now: unstuck_model::Time,
     pub cfg: &'a Config,
-    pub health: std::collections::HashMap<&'a str, NodeHealth<'a>>,
+    pub health: rustc_hash::FxHashMap<&'a str, NodeHealth<'a>>,
 }
 
 impl<'a> Cx<'a> {
