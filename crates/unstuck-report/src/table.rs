@@ -223,7 +223,7 @@ pub fn render_table(r: &Report, color: bool) -> String {
         }
         let _ = writeln!(o, "    evidence:");
         for e in &f.evidence {
-            let _ = writeln!(o, "      - {}", cut(&evidence_line(e), 400));
+            let _ = writeln!(o, "      - {}", cut(&evidence_line(e), 600));
         }
         let _ = writeln!(o, "    fix, in this order:");
         for s in &f.remediation {

@@ -220,6 +220,15 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
 }
 
 #[test]
+fn seed_004_kubelet_upgrade_restart_wave() {
+    let r = report(&example("seed-004-kubelet-upgrade"));
+    assert_eq!(triples(&r), vec![t("container-hash-change", "Node", "10-10-66-204")]);
+    let f = &r.findings[0];
+    assert_eq!(f.pods.len(), 1, "attributed to the pod by its UID in the kubelet line");
+    assert!(f.evidence[0].text.contains("Container spec hash changed (1559107639 vs 1428860573)"));
+}
+
+#[test]
 fn healthy_cluster_has_no_findings() {
     let r = report(&example("healthy-cluster"));
     assert!(r.findings.is_empty(), "{:?}", triples(&r));

@@ -6,6 +6,7 @@ use unstuck_model::{Event, LogHit, Pod};
 use crate::util::{clear_finalizers, force_delete, sh};
 use crate::{Cx, Evidence, EvidenceSource, StepDraft};
 
+pub mod container_hash_change;
 pub mod crash_loop;
 pub mod evicted;
 pub mod finalizer_blocked;
@@ -38,6 +39,7 @@ pub(crate) static ALL: &[&crate::Rule] = &[
     &evicted::RULE,
     &stuck_unknown::RULE,
     &rollout_blocked_by_terminating::RULE,
+    &container_hash_change::RULE,
 ];
 
 /// A node log hit as evidence.
