@@ -13,9 +13,7 @@ pub fn mix(mut x: u64) -> u64 {
 }
 
 fn seed_of(s: &str) -> u64 {
-    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100000001b3)
-    })
+    s.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3))
 }
 
 /// A stable UUID for a name.
@@ -94,11 +92,7 @@ impl<'a> NodeSpec<'a> {
         let t = self.transition;
         self.taints = vec![
             ("node.kubernetes.io/unreachable", "NoSchedule", t),
-            (
-                "node.kubernetes.io/unreachable",
-                "NoExecute",
-                t.checked_add(SignedDuration::from_secs(5)).unwrap(),
-            ),
+            ("node.kubernetes.io/unreachable", "NoExecute", t.checked_add(SignedDuration::from_secs(5)).unwrap()),
         ];
         self
     }
@@ -109,11 +103,7 @@ impl<'a> NodeSpec<'a> {
         let (ms, ds, ps) = if unknown {
             ("Unknown", "Unknown", "Unknown")
         } else {
-            (
-                "False",
-                "False",
-                if self.pid_pressure { "True" } else { "False" },
-            )
+            ("False", "False", if self.pid_pressure { "True" } else { "False" })
         };
         let mut labels = json!({
             "beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux",
@@ -154,11 +144,8 @@ impl<'a> NodeSpec<'a> {
             }
         });
         if !self.taints.is_empty() {
-            v["spec"]["taints"] = self
-                .taints
-                .iter()
-                .map(|(k, e, t)| json!({"key": k, "effect": e, "timeAdded": ts(*t)}))
-                .collect();
+            v["spec"]["taints"] =
+                self.taints.iter().map(|(k, e, t)| json!({"key": k, "effect": e, "timeAdded": ts(*t)})).collect();
         }
         v
     }
@@ -298,15 +285,11 @@ impl PodB {
         if self.host_pid {
             spec["hostPID"] = json!(true);
         }
-        let mut status =
-            json!({"phase": self.phase, "conditions": self.conditions, "qosClass": "Burstable"});
+        let mut status = json!({"phase": self.phase, "conditions": self.conditions, "qosClass": "Burstable"});
         if !self.node.is_empty() {
             status["hostIP"] = json!("10.0.3.17");
             status["podIP"] = json!(format!("10.244.3.{}", mix(seed_of(&self.name)) % 250 + 2));
-            status["startTime"] = json!(ts(self
-                .created
-                .checked_add(SignedDuration::from_secs(1))
-                .unwrap()));
+            status["startTime"] = json!(ts(self.created.checked_add(SignedDuration::from_secs(1)).unwrap()));
         }
         if !self.statuses.is_empty() {
             status["containerStatuses"] = json!(self.statuses);
@@ -352,10 +335,7 @@ pub fn event(
     last: Timestamp,
     count: i64,
 ) -> Value {
-    let ename = format!(
-        "{name}.{:016x}",
-        mix(seed_of(&format!("{name}{reason}{msg}"))) >> 4
-    );
+    let ename = format!("{name}.{:016x}", mix(seed_of(&format!("{name}{reason}{msg}"))) >> 4);
     let mut src = json!({"component": component});
     if !host.is_empty() {
         src["host"] = json!(host);

@@ -44,15 +44,8 @@ const LIST_KINDS: &[(&str, &str, &str)] = &[
 ];
 
 /// The files `kubectl cluster-info dump` always writes per namespace.
-const ALWAYS: &[&str] = &[
-    "pods",
-    "events",
-    "deployments",
-    "replicasets",
-    "daemonsets",
-    "services",
-    "replication-controllers",
-];
+const ALWAYS: &[&str] =
+    &["pods", "events", "deployments", "replicasets", "daemonsets", "services", "replication-controllers"];
 
 fn list(kind: &str, api: &str, items: &[Value]) -> Value {
     json!({"kind": kind, "apiVersion": api, "metadata": {"resourceVersion": "184467"}, "items": items})
@@ -70,24 +63,12 @@ impl Bundle {
     }
 
     pub fn add(&mut self, stem: &'static str, obj: Value) {
-        let ns = obj["metadata"]["namespace"]
-            .as_str()
-            .unwrap_or("default")
-            .to_string();
-        self.namespaces
-            .entry(ns)
-            .or_default()
-            .files
-            .entry(stem)
-            .or_default()
-            .push(obj);
+        let ns = obj["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
+        self.namespaces.entry(ns).or_default().files.entry(stem).or_default().push(obj);
     }
 
     pub fn log(&mut self, node: &str, file: &str, lines: &[String]) {
-        let s = self
-            .node_logs
-            .entry((node.to_string(), file.to_string()))
-            .or_default();
+        let s = self.node_logs.entry((node.to_string(), file.to_string())).or_default();
         for l in lines {
             s.push_str(l);
             s.push('\n');
@@ -97,10 +78,7 @@ impl Bundle {
     /// Write the dump directory (removing nothing else).
     pub fn write(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
-        write_json(
-            &dir.join("nodes.json"),
-            &list("NodeList", "v1", &self.nodes),
-        )?;
+        write_json(&dir.join("nodes.json"), &list("NodeList", "v1", &self.nodes))?;
         if self.write_manifest {
             write_json(
                 &dir.join("unstuck-bundle.json"),
@@ -131,8 +109,7 @@ impl Bundle {
 }
 
 fn write_json(p: &Path, v: &Value) -> Result<()> {
-    let mut f =
-        std::io::BufWriter::new(std::fs::File::create(p).with_context(|| p.display().to_string())?);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(p).with_context(|| p.display().to_string())?);
     serde_json::to_writer_pretty(&mut f, v)?;
     f.write_all(b"\n")?;
     f.flush()?;

@@ -20,20 +20,11 @@ pub struct Params {
 }
 
 pub fn main(args: &[String]) -> Result<()> {
-    let mut p = Params {
-        nodes: 100,
-        pods_per_node: 30,
-        log_bytes_per_node: 500_000,
-        namespaces: 0,
-        out: PathBuf::new(),
-    };
+    let mut p =
+        Params { nodes: 100, pods_per_node: 30, log_bytes_per_node: 500_000, namespaces: 0, out: PathBuf::new() };
     let mut i = 0;
     while i < args.len() {
-        let v = || {
-            args.get(i + 1)
-                .context("missing value")
-                .and_then(|s| s.parse::<usize>().context("not a number"))
-        };
+        let v = || args.get(i + 1).context("missing value").and_then(|s| s.parse::<usize>().context("not a number"));
         match args[i].as_str() {
             "--nodes" => p.nodes = v()?,
             "--pods-per-node" => p.pods_per_node = v()?,
@@ -82,8 +73,7 @@ pub fn write(p: &Params) -> Result<()> {
             2 => {
                 s.ready = "False";
                 s.ready_reason = "KubeletNotReady";
-                s.ready_message =
-                    "PLEG is not healthy: pleg was last seen active 4m1s ago; threshold is 3m0s";
+                s.ready_message = "PLEG is not healthy: pleg was last seen active 4m1s ago; threshold is 3m0s";
             }
             4 => s.runtime = "docker://20.10.24",
             11 => {
@@ -94,130 +84,73 @@ pub fn write(p: &Params) -> Result<()> {
             _ => {}
         }
         nodes.push(s.build());
-        leases.push(lease(
-            &name,
-            if i % PERIOD == 0 {
-                ago(now, 3 * 3600)
-            } else {
-                ago(now, 3)
-            },
-        ));
+        leases.push(lease(&name, if i % PERIOD == 0 { ago(now, 3 * 3600) } else { ago(now, 3) }));
     }
     write_list(&p.out.join("nodes.json"), "NodeList", "v1", &nodes)?;
     let lease_dir = p.out.join("kube-node-lease");
     std::fs::create_dir_all(&lease_dir)?;
-    write_list(
-        &lease_dir.join("leases.json"),
-        "LeaseList",
-        "coordination.k8s.io/v1",
-        &leases,
-    )?;
+    write_list(&lease_dir.join("leases.json"), "LeaseList", "coordination.k8s.io/v1", &leases)?;
     std::fs::write(
         p.out.join("unstuck-bundle.json"),
         json!({"apiVersion": "unstuck/v1", "kind": "BundleManifest", "capturedAt": now.to_string(), "source": "unstuck-gen scale"}).to_string(),
     )?;
     // Pods, events, workloads per namespace (pods are spread round-robin over nodes).
     let total = p.nodes * p.pods_per_node;
-    (0..p.namespaces)
-        .into_par_iter()
-        .try_for_each(|ns_i| -> Result<()> {
-            let ns = ns_name(ns_i);
-            let dir = p.out.join(&ns);
-            std::fs::create_dir_all(&dir)?;
-            let mut pods = Vec::new();
-            let mut events = Vec::new();
-            let mut pod_i = ns_i;
-            while pod_i < total {
-                let node_i = pod_i % p.nodes;
-                let slot = pod_i / p.nodes; // 0 = first pod on that node
-                let (pod, evs) = make_pod(&ns, pod_i, &node_name(node_i), node_i, slot, now);
-                pods.push(pod);
-                events.extend(evs);
-                pod_i += p.namespaces;
-            }
-            write_list(&dir.join("pods.json"), "PodList", "v1", &pods)?;
-            write_list(&dir.join("events.json"), "EventList", "v1", &events)?;
-            let rs = replicaset(&ns, "web", "6d4cf56db6", 1, pods.len() as i64);
-            write_list(
-                &dir.join("replicasets.json"),
-                "ReplicaSetList",
-                "apps/v1",
-                &[rs],
-            )?;
-            let d = deployment(
-                &ns,
-                "web",
-                "RollingUpdate",
-                pods.len() as i64,
-                1,
-                1,
-                pods.len() as i64,
-                pods.len() as i64,
-            );
-            write_list(
-                &dir.join("deployments.json"),
-                "DeploymentList",
-                "apps/v1",
-                &[d],
-            )?;
-            for (stem, kind, api) in [
-                ("daemonsets", "DaemonSetList", "apps/v1"),
-                ("services", "ServiceList", "v1"),
-                ("replication-controllers", "ReplicationControllerList", "v1"),
-            ] {
-                write_list(&dir.join(format!("{stem}.json")), kind, api, &[])?;
-            }
-            Ok(())
-        })?;
+    (0..p.namespaces).into_par_iter().try_for_each(|ns_i| -> Result<()> {
+        let ns = ns_name(ns_i);
+        let dir = p.out.join(&ns);
+        std::fs::create_dir_all(&dir)?;
+        let mut pods = Vec::new();
+        let mut events = Vec::new();
+        let mut pod_i = ns_i;
+        while pod_i < total {
+            let node_i = pod_i % p.nodes;
+            let slot = pod_i / p.nodes; // 0 = first pod on that node
+            let (pod, evs) = make_pod(&ns, pod_i, &node_name(node_i), node_i, slot, now);
+            pods.push(pod);
+            events.extend(evs);
+            pod_i += p.namespaces;
+        }
+        write_list(&dir.join("pods.json"), "PodList", "v1", &pods)?;
+        write_list(&dir.join("events.json"), "EventList", "v1", &events)?;
+        let rs = replicaset(&ns, "web", "6d4cf56db6", 1, pods.len() as i64);
+        write_list(&dir.join("replicasets.json"), "ReplicaSetList", "apps/v1", &[rs])?;
+        let d = deployment(&ns, "web", "RollingUpdate", pods.len() as i64, 1, 1, pods.len() as i64, pods.len() as i64);
+        write_list(&dir.join("deployments.json"), "DeploymentList", "apps/v1", &[d])?;
+        for (stem, kind, api) in [
+            ("daemonsets", "DaemonSetList", "apps/v1"),
+            ("services", "ServiceList", "v1"),
+            ("replication-controllers", "ReplicationControllerList", "v1"),
+        ] {
+            write_list(&dir.join(format!("{stem}.json")), kind, api, &[])?;
+        }
+        Ok(())
+    })?;
     // Node logs.
-    (0..p.nodes)
-        .into_par_iter()
-        .try_for_each(|i| write_node_logs(&p.out, i, p, now))?;
+    (0..p.nodes).into_par_iter().try_for_each(|i| write_node_logs(&p.out, i, p, now))?;
     Ok(())
 }
 
-fn make_pod(
-    ns: &str,
-    pod_i: usize,
-    node: &str,
-    node_i: usize,
-    slot: usize,
-    now: Timestamp,
-) -> (Value, Vec<Value>) {
+fn make_pod(ns: &str, pod_i: usize, node: &str, node_i: usize, slot: usize, now: Timestamp) -> (Value, Vec<Value>) {
     let name = format!("web-6d4cf56db6-{pod_i:07x}");
     let created = ago(now, 86_400 + (pod_i % 1000) as i64);
-    let mut p =
-        PodB::new(ns, &name, node, created).container("web", "registry.example.com/web:1.4.2");
+    let mut p = PodB::new(ns, &name, node, created).container("web", "registry.example.com/web:1.4.2");
     p.owner = Some(("ReplicaSet".into(), "web-6d4cf56db6".into()));
     p.labels = json!({"app": "web", "pod-template-hash": "6d4cf56db6"});
-    let runtime = if node_i % PERIOD == 4 {
-        "docker"
-    } else {
-        "containerd"
-    };
+    let runtime = if node_i % PERIOD == 4 { "docker" } else { "containerd" };
     let mut events = Vec::new();
-    let incident = if slot == 0 {
-        node_i % PERIOD
-    } else {
-        usize::MAX
-    };
+    let incident = if slot == 0 { node_i % PERIOD } else { usize::MAX };
     let mut p = match incident {
         0 | 2 | 3 => {
             let mut p = p.all_running(ago(now, 86_000), runtime);
             if incident == 3 {
-                p.volumes.push(
-                    json!({"name": "share", "nfs": {"server": "10.9.0.5", "path": "/share"}}),
-                );
+                p.volumes.push(json!({"name": "share", "nfs": {"server": "10.9.0.5", "path": "/share"}}));
             }
             p.deletion = Some((ago(now, 2 * 3600), 30));
             p
         }
         1 | 7 | 10 | 11 => {
-            let reason = if incident == 7 {
-                "ImagePullBackOff"
-            } else {
-                "ContainerCreating"
-            };
+            let reason = if incident == 7 { "ImagePullBackOff" } else { "ContainerCreating" };
             p.statuses = vec![waiting("web", "registry.example.com/web:1.4.2", reason, "")];
             p.phase = "Pending".into();
             p.conditions = standard_conditions(created, created, false);
@@ -225,24 +158,12 @@ fn make_pod(
         }
         4 => {
             p.host_pid = true;
-            p.containers[0]["lifecycle"] =
-                json!({"postStart": {"exec": {"command": ["/bin/sh", "-c", "register"]}}});
+            p.containers[0]["lifecycle"] = json!({"postStart": {"exec": {"command": ["/bin/sh", "-c", "register"]}}});
             p = p.container("sidecar", "registry.example.com/sidecar:1.0");
             let id = cid(&name);
             p.statuses = vec![
-                running(
-                    "web",
-                    "registry.example.com/web:1.4.2",
-                    &id,
-                    ago(now, 3000),
-                    "docker",
-                ),
-                waiting(
-                    "sidecar",
-                    "registry.example.com/sidecar:1.0",
-                    "ContainerCreating",
-                    "",
-                ),
+                running("web", "registry.example.com/web:1.4.2", &id, ago(now, 3000), "docker"),
+                waiting("sidecar", "registry.example.com/sidecar:1.0", "ContainerCreating", ""),
             ];
             p.phase = "Pending".into();
             p.conditions = standard_conditions(created, created, false);
@@ -253,13 +174,13 @@ fn make_pod(
             p.finalizers = vec!["example.com/protect".into()];
             p.deletion = Some((ago(now, 3600), 0));
             p.phase = "Failed".into();
-            p.statuses[0]["state"] = json!({"terminated": {"exitCode": 137, "reason": "Error", "finishedAt": ts(ago(now, 3600))}});
+            p.statuses[0]["state"] =
+                json!({"terminated": {"exitCode": 137, "reason": "Error", "finishedAt": ts(ago(now, 3600))}});
             p
         }
         6 => {
             let mut p = p.all_running(ago(now, 86_000), runtime);
-            p.statuses[0]["state"] =
-                json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}});
+            p.statuses[0]["state"] = json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}});
             p.statuses[0]["lastState"] = json!({"terminated": {"exitCode": if node_i % 100 == 6 { 137 } else { 1 }, "reason": if node_i % 100 == 6 { "OOMKilled" } else { "Error" }}});
             p
         }
@@ -273,17 +194,13 @@ fn make_pod(
         }
         9 => {
             p.phase = "Failed".into();
-            p.reason = Some((
-                "Evicted".into(),
-                "The node was low on resource: memory.".into(),
-            ));
+            p.reason = Some(("Evicted".into(), "The node was low on resource: memory.".into()));
             p
         }
         _ => p.all_running(ago(now, 86_000), runtime),
     };
     if incident == 10 {
-        p.volumes
-            .push(json!({"name": "creds", "secret": {"secretName": "missing"}}));
+        p.volumes.push(json!({"name": "creds", "secret": {"secretName": "missing"}}));
     }
     let pod = p.build();
     let puid = pod["metadata"]["uid"].as_str().unwrap().to_string();
@@ -319,11 +236,7 @@ fn write_node_logs(root: &Path, i: usize, p: &Params, now: Timestamp) -> Result<
     let incident = i % PERIOD;
     let pod0 = format!("web-6d4cf56db6-{i:07x}");
     while buf.len() < p.log_bytes_per_node {
-        let t = start
-            .checked_add(jiff::SignedDuration::from_millis(
-                (n * 997) as i64 % (6 * 3600 * 1000),
-            ))
-            .unwrap();
+        let t = start.checked_add(jiff::SignedDuration::from_millis((n * 997) as i64 % (6 * 3600 * 1000))).unwrap();
         let sys = t.strftime("%b %e %H:%M:%S");
         let kl = t.strftime("%m%d %H:%M:%S%.6f");
         let ns = ns_name((i + n as usize) % p.namespaces.max(1));
@@ -335,10 +248,7 @@ fn write_node_logs(root: &Path, i: usize, p: &Params, now: Timestamp) -> Result<
         }
         n += 1;
         if n % 2000 == 10 {
-            let sys = now
-                .checked_sub(jiff::SignedDuration::from_secs(1800))
-                .unwrap()
-                .strftime("%b %e %H:%M:%S");
+            let sys = now.checked_sub(jiff::SignedDuration::from_secs(1800)).unwrap().strftime("%b %e %H:%M:%S");
             match incident {
                 1 => writeln!(buf, "{sys} {node} dockerd: time=\"2024-06-03T11:30:00Z\" level=warning msg=\"failed to retrieve runc version: fork/exec /usr/bin/runc: resource temporarily unavailable\"")?,
                 2 => writeln!(buf, "{sys} {node} kubelet[2231]: I0603 11:30:00.000000    2231 kubelet.go:2347] \"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active 4m1s ago; threshold is 3m0s\"")?,

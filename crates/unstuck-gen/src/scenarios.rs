@@ -24,11 +24,7 @@ fn klog_ts(t: Timestamp) -> String {
 }
 
 fn kubelet(node: &str, pid: u32, at: Timestamp, sev: char, file: &str, msg: &str) -> String {
-    format!(
-        "{} {node} kubelet[{pid}]: {sev}{} {pid:>8} {file}] {msg}",
-        syslog_ts(at),
-        klog_ts(at)
-    )
+    format!("{} {node} kubelet[{pid}]: {sev}{} {pid:>8} {file}] {msg}", syslog_ts(at), klog_ts(at))
 }
 
 /// Healthy filler pods spread over nodes.
@@ -36,8 +32,8 @@ fn healthy_pods(b: &mut Bundle, nodes: &[&str], now: Timestamp, n: usize, runtim
     for i in 0..n {
         let node = nodes[i % nodes.len()];
         let name = format!("web-6d4cf56db6-{}", &uid(&format!("w{i}{node}"))[..5]);
-        let mut p = PodB::new("default", &name, node, ago(now, 86_400 + i as i64 * 60))
-            .container("web", "nginx:1.25.4");
+        let mut p =
+            PodB::new("default", &name, node, ago(now, 86_400 + i as i64 * 60)).container("web", "nginx:1.25.4");
         p.owner = Some(("ReplicaSet".into(), "web-6d4cf56db6".into()));
         p.labels = json!({"app": "web", "pod-template-hash": "6d4cf56db6"});
         let started = ago(now, 86_000);
@@ -48,11 +44,7 @@ fn healthy_pods(b: &mut Bundle, nodes: &[&str], now: Timestamp, n: usize, runtim
 fn add_nodes(b: &mut Bundle, specs: &[NodeSpec<'_>], now: Timestamp) {
     for s in specs {
         b.nodes.push(s.build());
-        let renew = if s.ready == "Unknown" {
-            s.heartbeat
-        } else {
-            ago(now, 4)
-        };
+        let renew = if s.ready == "Unknown" { s.heartbeat } else { ago(now, 4) };
         b.add("leases", lease(s.name, renew));
     }
 }
@@ -69,29 +61,11 @@ pub fn seed_000() -> Bundle {
     let mut d = a.clone();
     d.name = "10.206.0.13";
     add_nodes(&mut b, &[a, c, d], now);
-    healthy_pods(
-        &mut b,
-        &["10.206.0.11", "10.206.0.12", "10.206.0.13"],
-        now,
-        6,
-        "docker",
-    );
-    b.add(
-        "daemonsets",
-        daemonset("kube-system", "khaos-guardian", 3, 1),
-    );
-    let containers = [
-        "khaos-agent",
-        "khaos-collector",
-        "khaos-exporter",
-        "khaos-sidecar",
-    ];
+    healthy_pods(&mut b, &["10.206.0.11", "10.206.0.12", "10.206.0.13"], now, 6, "docker");
+    b.add("daemonsets", daemonset("kube-system", "khaos-guardian", 3, 1));
+    let containers = ["khaos-agent", "khaos-collector", "khaos-exporter", "khaos-sidecar"];
     let pods = [
-        (
-            "khaos-guardian-bmzsk",
-            "10.206.0.11",
-            Some(ago(now, 40 * 60)),
-        ),
+        ("khaos-guardian-bmzsk", "10.206.0.11", Some(ago(now, 40 * 60))),
         ("khaos-guardian-x7k2p", "10.206.0.12", None),
         ("khaos-guardian-q9d4m", "10.206.0.13", None),
     ];
@@ -99,13 +73,11 @@ pub fn seed_000() -> Bundle {
         let created = ago(now, 2 * 3600);
         let mut p = PodB::new("kube-system", name, node, created);
         p.owner = Some(("DaemonSet".into(), "khaos-guardian".into()));
-        p.labels = json!({"app": "khaos-guardian", "controller-revision-hash": "5f8b7c9d6", "pod-template-generation": "3"});
+        p.labels =
+            json!({"app": "khaos-guardian", "controller-revision-hash": "5f8b7c9d6", "pod-template-generation": "3"});
         p.host_pid = true;
         for c in containers {
-            p = p.container(
-                c,
-                &format!("registry.example.com/khaos/{c}:1da9e4f1-a5d4-40db-b8bc-4db1d27ca458"),
-            );
+            p = p.container(c, &format!("registry.example.com/khaos/{c}:1da9e4f1-a5d4-40db-b8bc-4db1d27ca458"));
         }
         p.containers[0]["lifecycle"] = json!({"postStart": {"exec": {"command": ["/bin/sh", "-c", "/opt/khaos/bin/register.sh >/var/log/khaos-register.log 2>&1"]}}});
         if i == 2 {
@@ -115,13 +87,8 @@ pub fn seed_000() -> Bundle {
             continue;
         }
         let id = cid(&format!("kube-system/{name}/khaos-agent"));
-        p.statuses = vec![running(
-            "khaos-agent",
-            p.containers[0]["image"].as_str().unwrap(),
-            &id,
-            plus(created, 12),
-            "docker",
-        )];
+        p.statuses =
+            vec![running("khaos-agent", p.containers[0]["image"].as_str().unwrap(), &id, plus(created, 12), "docker")];
         p.statuses[0]["ready"] = json!(false);
         for c in &containers[1..] {
             p.statuses.push(waiting(
@@ -196,8 +163,7 @@ pub fn seed_001() -> Bundle {
     pleg.kubelet = "v1.21.14";
     pleg.ready = "False";
     pleg.ready_reason = "KubeletNotReady";
-    pleg.ready_message =
-        "PLEG is not healthy: pleg was last seen active 3m4.611803621s ago; threshold is 3m0s";
+    pleg.ready_message = "PLEG is not healthy: pleg was last seen active 3m4.611803621s ago; threshold is 3m0s";
     pleg.transition = ago(now, 50 * 60);
     let mut ok = NodeSpec::healthy("v-docker-k9", now);
     ok.runtime = "docker://20.10.7";
@@ -212,12 +178,7 @@ pub fn seed_001() -> Bundle {
         let mut p = PodB::new("finance", &name, "v-docker-k6", created)
             .container("worker", "registry.example.com/report-worker:2.3.1");
         p.owner = Some(("ReplicaSet".into(), "report-worker-7b9f8c6d5".into()));
-        p.statuses = vec![waiting(
-            "worker",
-            "registry.example.com/report-worker:2.3.1",
-            "ContainerCreating",
-            "",
-        )];
+        p.statuses = vec![waiting("worker", "registry.example.com/report-worker:2.3.1", "ContainerCreating", "")];
         p.phase = "Pending".into();
         p.conditions = standard_conditions(created, created, false);
         b.add("pods", p.build());
@@ -245,38 +206,24 @@ pub fn seed_001() -> Bundle {
     let mut p = PodB::new("finance", "ledger-export-0", "v-docker-k7", created)
         .container("export", "registry.example.com/ledger-export:1.9");
     p.owner = Some(("StatefulSet".into(), "ledger-export".into()));
-    p.volumes.push(
-        json!({"name": "archive", "nfs": {"server": "10.0.8.20", "path": "/exports/ledger"}}),
-    );
+    p.volumes.push(json!({"name": "archive", "nfs": {"server": "10.0.8.20", "path": "/exports/ledger"}}));
     p.deletion = Some((ago(now, 55 * 60), 30));
     let p = p.all_running(plus(created, 10), "docker");
     let mut pod = p.build();
     pod["status"]["phase"] = json!("Running");
     let puid = pod["metadata"]["uid"].as_str().unwrap().to_string();
     b.add("pods", pod);
-    b.add(
-        "statefulsets",
-        statefulset("finance", "ledger-export", 1, 0),
-    );
+    b.add("statefulsets", statefulset("finance", "ledger-export", 1, 0));
     let k7 = "v-docker-k7";
     let t0 = ago(now, 70 * 60);
     let mut lines = vec![
-        format!(
-            "{} {k7} kernel: nfs: server 10.0.8.20 not responding, still trying",
-            syslog_ts(t0)
-        ),
-        format!(
-            "{} {k7} kernel: nfs: server 10.0.8.20 not responding, still trying",
-            syslog_ts(plus(t0, 180))
-        ),
+        format!("{} {k7} kernel: nfs: server 10.0.8.20 not responding, still trying", syslog_ts(t0)),
+        format!("{} {k7} kernel: nfs: server 10.0.8.20 not responding, still trying", syslog_ts(plus(t0, 180))),
         format!(
             "{} {k7} kernel: INFO: task umount:31337 blocked for more than 120 seconds.",
             syslog_ts(plus(t0, 1200))
         ),
-        format!(
-            "{} {k7} kernel:       Not tainted 3.10.0-1160.el7.x86_64 #1",
-            syslog_ts(plus(t0, 1200))
-        ),
+        format!("{} {k7} kernel:       Not tainted 3.10.0-1160.el7.x86_64 #1", syslog_ts(plus(t0, 1200))),
     ];
     for k in 0..4 {
         let at = plus(ago(now, 50 * 60), k * 122);
@@ -289,10 +236,7 @@ pub fn seed_001() -> Bundle {
 
     // Runtime hung on k8 (PLEG): Terminating pods whose kill times out.
     let mut klines = Vec::new();
-    for (i, name) in ["billing-api-5f7d9b8c4-h2j6k", "billing-api-5f7d9b8c4-p8r3t"]
-        .iter()
-        .enumerate()
-    {
+    for (i, name) in ["billing-api-5f7d9b8c4-h2j6k", "billing-api-5f7d9b8c4-p8r3t"].iter().enumerate() {
         let created = ago(now, 3 * 86_400);
         let mut p = PodB::new("finance", name, "v-docker-k8", created)
             .container("api", "registry.example.com/billing-api:4.2.0");
@@ -319,13 +263,8 @@ pub fn seed_001() -> Bundle {
 
     // A finalizer nobody removes, on a healthy node.
     let created = ago(now, 86_400);
-    let mut p = PodB::new(
-        "finance",
-        "batch-reconcile-28012345-7xkq2",
-        "v-docker-k9",
-        created,
-    )
-    .container("reconcile", "registry.example.com/reconcile:1.0");
+    let mut p = PodB::new("finance", "batch-reconcile-28012345-7xkq2", "v-docker-k9", created)
+        .container("reconcile", "registry.example.com/reconcile:1.0");
     p.owner = Some(("Job".into(), "batch-reconcile-28012345".into()));
     p.finalizers = vec!["finance.example.com/audit-archive".into()];
     p.deletion = Some((ago(now, 3 * 3600), 0));
@@ -353,87 +292,61 @@ pub fn seed_002() -> Bundle {
     let mut n3 = n2.clone();
     n3.name = "node-10-9-3-23";
     add_nodes(&mut b, &[n1, n2, n3], now);
-    healthy_pods(
-        &mut b,
-        &["node-10-9-3-22", "node-10-9-3-23"],
-        now,
-        4,
-        "docker",
-    );
+    healthy_pods(&mut b, &["node-10-9-3-22", "node-10-9-3-23"], now, 4, "docker");
     let evicted_at = plus(lost_at, 40 + 300);
     let deadline = plus(evicted_at, 30);
     let lost = "node-10-9-3-21";
     // Recreate Deployment, re-released after the outage: revision 2 has no pods yet.
-    b.add(
-        "deployments",
-        deployment(
-            "ops",
-            "go-abtestservice-smzdm-com",
-            "Recreate",
-            1,
-            2,
-            2,
-            0,
-            0,
-        ),
-    );
-    b.add(
-        "replicasets",
-        replicaset("ops", "go-abtestservice-smzdm-com", "7697bd68c9", 1, 0),
-    );
-    b.add(
-        "replicasets",
-        replicaset("ops", "go-abtestservice-smzdm-com", "58c4d7f9b5", 2, 0),
-    );
-    let add_lost_pod =
-        |b: &mut Bundle, ns: &str, name: &str, owner: (&str, &str), labels: Value| {
-            let created = ago(now, 20 * 86_400);
-            let mut p =
-                PodB::new(ns, name, lost, created).container("app", "registry.example.com/app:1.0");
-            p.owner = Some((owner.0.into(), owner.1.into()));
-            p.labels = labels;
-            p.deletion = Some((deadline, 30));
-            let mut p = p.all_running(plus(created, 10), "docker");
-            p.conditions[1]["status"] = json!("False");
-            p.conditions[1]["lastTransitionTime"] = json!(ts(plus(lost_at, 40)));
-            let pod = p.build();
-            let puid = pod["metadata"]["uid"].as_str().unwrap().to_string();
-            b.add(
-                "events",
-                event(
-                    ns,
-                    "Pod",
-                    name,
-                    &puid,
-                    "Warning",
-                    "NodeNotReady",
-                    "Node is not ready",
-                    "node-controller",
-                    "",
-                    plus(lost_at, 40),
-                    plus(lost_at, 40),
-                    1,
-                ),
-            );
-            b.add(
-                "events",
-                event(
-                    ns,
-                    "Pod",
-                    name,
-                    &puid,
-                    "Normal",
-                    "TaintManagerEviction",
-                    &format!("Marking for deletion Pod {ns}/{name}"),
-                    "taint-controller",
-                    "",
-                    evicted_at,
-                    evicted_at,
-                    1,
-                ),
-            );
-            b.add("pods", pod);
-        };
+    b.add("deployments", deployment("ops", "go-abtestservice-smzdm-com", "Recreate", 1, 2, 2, 0, 0));
+    b.add("replicasets", replicaset("ops", "go-abtestservice-smzdm-com", "7697bd68c9", 1, 0));
+    b.add("replicasets", replicaset("ops", "go-abtestservice-smzdm-com", "58c4d7f9b5", 2, 0));
+    let add_lost_pod = |b: &mut Bundle, ns: &str, name: &str, owner: (&str, &str), labels: Value| {
+        let created = ago(now, 20 * 86_400);
+        let mut p = PodB::new(ns, name, lost, created).container("app", "registry.example.com/app:1.0");
+        p.owner = Some((owner.0.into(), owner.1.into()));
+        p.labels = labels;
+        p.deletion = Some((deadline, 30));
+        let mut p = p.all_running(plus(created, 10), "docker");
+        p.conditions[1]["status"] = json!("False");
+        p.conditions[1]["lastTransitionTime"] = json!(ts(plus(lost_at, 40)));
+        let pod = p.build();
+        let puid = pod["metadata"]["uid"].as_str().unwrap().to_string();
+        b.add(
+            "events",
+            event(
+                ns,
+                "Pod",
+                name,
+                &puid,
+                "Warning",
+                "NodeNotReady",
+                "Node is not ready",
+                "node-controller",
+                "",
+                plus(lost_at, 40),
+                plus(lost_at, 40),
+                1,
+            ),
+        );
+        b.add(
+            "events",
+            event(
+                ns,
+                "Pod",
+                name,
+                &puid,
+                "Normal",
+                "TaintManagerEviction",
+                &format!("Marking for deletion Pod {ns}/{name}"),
+                "taint-controller",
+                "",
+                evicted_at,
+                evicted_at,
+                1,
+            ),
+        );
+        b.add("pods", pod);
+    };
     add_lost_pod(
         &mut b,
         "ops",
@@ -450,14 +363,8 @@ pub fn seed_002() -> Bundle {
         json!({"app": "redis", "statefulset.kubernetes.io/pod-name": "redis-1"}),
     );
     // A RollingUpdate Deployment on the same node: its replacement already runs elsewhere.
-    b.add(
-        "deployments",
-        deployment("ops", "nginx-gateway", "RollingUpdate", 1, 1, 1, 1, 1),
-    );
-    b.add(
-        "replicasets",
-        replicaset("ops", "nginx-gateway", "6b7f9c5d8", 1, 1),
-    );
+    b.add("deployments", deployment("ops", "nginx-gateway", "RollingUpdate", 1, 1, 1, 1, 1));
+    b.add("replicasets", replicaset("ops", "nginx-gateway", "6b7f9c5d8", 1, 1));
     add_lost_pod(
         &mut b,
         "ops",
@@ -465,13 +372,8 @@ pub fn seed_002() -> Bundle {
         ("ReplicaSet", "nginx-gateway-6b7f9c5d8"),
         json!({"app": "nginx-gateway", "pod-template-hash": "6b7f9c5d8"}),
     );
-    let mut p = PodB::new(
-        "ops",
-        "nginx-gateway-6b7f9c5d8-k9m3x",
-        "node-10-9-3-22",
-        evicted_at,
-    )
-    .container("app", "registry.example.com/app:1.0");
+    let mut p = PodB::new("ops", "nginx-gateway-6b7f9c5d8-k9m3x", "node-10-9-3-22", evicted_at)
+        .container("app", "registry.example.com/app:1.0");
     p.owner = Some(("ReplicaSet".into(), "nginx-gateway-6b7f9c5d8".into()));
     b.add("pods", p.all_running(plus(evicted_at, 9), "docker").build());
     b
@@ -486,16 +388,8 @@ pub fn seed_004() -> Bundle {
     n.runtime = "docker://17.5.0";
     add_nodes(&mut b, &[n], now);
     let created = t("2019-01-14T09:25:18Z");
-    let mut p = PodB::new(
-        "monitoring",
-        "prometheus-node-exporter-l7vzz",
-        "10-10-66-204",
-        created,
-    )
-    .container(
-        "prometheus-node-exporter",
-        "harbor.example.com/kubernetes/node-exporter:v0.16.0",
-    );
+    let mut p = PodB::new("monitoring", "prometheus-node-exporter-l7vzz", "10-10-66-204", created)
+        .container("prometheus-node-exporter", "harbor.example.com/kubernetes/node-exporter:v0.16.0");
     p.owner = Some(("DaemonSet".into(), "prometheus-node-exporter".into()));
     let mut pod = p.all_running(t("2019-01-14T09:57:41Z"), "docker").build();
     pod["metadata"]["uid"] = json!("4ec492d2-17de-11e9-9206-52540064c479");
@@ -503,10 +397,7 @@ pub fn seed_004() -> Bundle {
         json!("docker://f59c4812a66d65572020efab38780c1271d671330b126642653390dc8b8d29f1");
     pod["status"]["containerStatuses"][0]["restartCount"] = json!(1);
     b.add("pods", pod);
-    b.add(
-        "daemonsets",
-        daemonset("monitoring", "prometheus-node-exporter", 1, 1),
-    );
+    b.add("daemonsets", daemonset("monitoring", "prometheus-node-exporter", 1, 1));
     b.log("10-10-66-204", "kubelet.log", &[
         "Jan 14 09:57:39 10-10-66-204 kubelet[12945]: I0114 09:57:39.258527   12945 config.go:405] Receiving a new pod \"prometheus-node-exporter-l7vzz_monitoring(4ec492d2-17de-11e9-9206-52540064c479)\"".into(),
         "Jan 14 09:57:42 10-10-66-204 kubelet[12945]: I0114 09:57:42.715551   12945 kuberuntime_manager.go:550] Container \"prometheus-node-exporter\" ({\"docker\" \"f59c4812a66d65572020efab38780c1271d671330b126642653390dc8b8d29f1\"}) of pod prometheus-node-exporter-l7vzz_monitoring(4ec492d2-17de-11e9-9206-52540064c479): Container spec hash changed (1559107639 vs 1428860573).. Container will be killed and recreated.".into(),
@@ -530,21 +421,12 @@ pub fn mixed() -> Bundle {
     healthy_pods(&mut b, &names, now, 9, "containerd");
     let shop = "shop";
     let mk = |name: &str, node: &str, age: i64| {
-        let mut p = PodB::new(shop, name, node, ago(now, age))
-            .container("app", "registry.example.com/shop/app:3.1");
-        p.owner = Some((
-            "ReplicaSet".into(),
-            name.rsplit_once('-').map(|x| x.0).unwrap_or(name).into(),
-        ));
+        let mut p = PodB::new(shop, name, node, ago(now, age)).container("app", "registry.example.com/shop/app:3.1");
+        p.owner = Some(("ReplicaSet".into(), name.rsplit_once('-').map(|x| x.0).unwrap_or(name).into()));
         p
     };
     let pending = |mut p: PodB, reason: &str, msg: &str| {
-        p.statuses = vec![waiting(
-            "app",
-            "registry.example.com/shop/app:3.1",
-            reason,
-            msg,
-        )];
+        p.statuses = vec![waiting("app", "registry.example.com/shop/app:3.1", reason, msg)];
         p.phase = "Pending".into();
         p.conditions = standard_conditions(p.created, p.created, false);
         p
@@ -559,17 +441,16 @@ pub fn mixed() -> Bundle {
     p.statuses[0]["image"] = json!("registry.example.com/shop/cart:3.2-typo");
     b.add("pods", p.build());
     // crash-loop
-    let mut p =
-        mk("checkout-7c6d5e4f3-fghij", names[1], 7200).all_running(ago(now, 7000), "containerd");
+    let mut p = mk("checkout-7c6d5e4f3-fghij", names[1], 7200).all_running(ago(now, 7000), "containerd");
     p.statuses[0]["state"] = json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container=app pod=checkout-7c6d5e4f3-fghij_shop"}});
     p.statuses[0]["lastState"] = json!({"terminated": {"exitCode": 1, "reason": "Error", "startedAt": ts(ago(now, 400)), "finishedAt": ts(ago(now, 398))}});
     p.statuses[0]["restartCount"] = json!(23);
     p.statuses[0]["ready"] = json!(false);
     b.add("pods", p.build());
     // oom-killed
-    let mut p =
-        mk("search-6b5a4c3d2-klmno", names[2], 7200).all_running(ago(now, 7000), "containerd");
-    p.statuses[0]["state"] = json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 2m40s restarting failed container=app"}});
+    let mut p = mk("search-6b5a4c3d2-klmno", names[2], 7200).all_running(ago(now, 7000), "containerd");
+    p.statuses[0]["state"] =
+        json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 2m40s restarting failed container=app"}});
     p.statuses[0]["lastState"] = json!({"terminated": {"exitCode": 137, "reason": "OOMKilled", "startedAt": ts(ago(now, 200)), "finishedAt": ts(ago(now, 150))}});
     p.statuses[0]["restartCount"] = json!(9);
     b.add("pods", p.build());
@@ -587,37 +468,36 @@ pub fn mixed() -> Bundle {
     p.reason = Some(("Evicted".into(), "The node was low on resource: ephemeral-storage. Threshold quantity: 10Gi, available: 8123456Ki. Container app was using 9812345Ki, request is 0, has larger consumption of ephemeral-storage.".into()));
     b.add("pods", p.build());
     // volume-mount-failure
-    let p = pending(
-        mk("orders-db-migrate-4d3c2b1a0-zzzzz", names[1], 1500),
-        "ContainerCreating",
-        "",
-    );
+    let p = pending(mk("orders-db-migrate-4d3c2b1a0-zzzzz", names[1], 1500), "ContainerCreating", "");
     let pod = p.build();
     let puid = pod["metadata"]["uid"].as_str().unwrap().to_string();
-    b.add("events", event(shop, "Pod", "orders-db-migrate-4d3c2b1a0-zzzzz", &puid, "Warning", "FailedMount",
-        "MountVolume.SetUp failed for volume \"db-credentials\" : secret \"orders-db-credentials\" not found", "kubelet", names[1], ago(now, 1450), ago(now, 30), 25));
+    b.add(
+        "events",
+        event(
+            shop,
+            "Pod",
+            "orders-db-migrate-4d3c2b1a0-zzzzz",
+            &puid,
+            "Warning",
+            "FailedMount",
+            "MountVolume.SetUp failed for volume \"db-credentials\" : secret \"orders-db-credentials\" not found",
+            "kubelet",
+            names[1],
+            ago(now, 1450),
+            ago(now, 30),
+            25,
+        ),
+    );
     b.add("pods", pod);
     // sandbox-network-failure on the CNI-broken node
-    let p = pending(
-        mk("payments-9a8b7c6d5-netwk", "ip-10-1-1-13", 1200),
-        "ContainerCreating",
-        "",
-    );
+    let p = pending(mk("payments-9a8b7c6d5-netwk", "ip-10-1-1-13", 1200), "ContainerCreating", "");
     let pod = p.build();
     let puid = pod["metadata"]["uid"].as_str().unwrap().to_string();
     b.add("events", event(shop, "Pod", "payments-9a8b7c6d5-netwk", &puid, "Warning", "FailedCreatePodSandBox",
         "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox \"3c1f0e9d\": plugin type=\"calico\" failed (add): stat /var/lib/calico/nodename: no such file or directory: check that the calico/node container is running and has mounted /var/lib/calico/", "kubelet", "ip-10-1-1-13", ago(now, 1150), ago(now, 20), 40));
     b.add("pods", pod);
     // stuck-unknown: ContainerCreating for 20 minutes, no event, no log.
-    b.add(
-        "pods",
-        pending(
-            mk("legacy-report-3c2b1a0f9-qqqqq", names[2], 1200),
-            "ContainerCreating",
-            "",
-        )
-        .build(),
-    );
+    b.add("pods", pending(mk("legacy-report-3c2b1a0f9-qqqqq", names[2], 1200), "ContainerCreating", "").build());
     // Must not be reported: completed job pod, pod inside its grace period, pod just scheduled.
     let mut p = mk("nightly-28612345-done1", names[0], 36_000);
     p.owner = Some(("Job".into(), "nightly-28612345".into()));
@@ -626,23 +506,14 @@ pub fn mixed() -> Bundle {
         json!({"name": "app", "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": ts(ago(now, 35_990)), "finishedAt": ts(ago(now, 35_000))}}, "lastState": {}, "ready": false, "restartCount": 0, "image": "registry.example.com/shop/app:3.1", "imageID": "", "started": false}),
     ];
     b.add("pods", p.build());
-    let mut p = mk("frontend-5c4b3a2d1-grace", names[0], 86_400)
-        .all_running(ago(now, 86_000), "containerd");
+    let mut p = mk("frontend-5c4b3a2d1-grace", names[0], 86_400).all_running(ago(now, 86_000), "containerd");
     p.deletion = Some((plus(now, 20), 30));
     b.add("pods", p.build());
     let mut p = mk("frontend-5c4b3a2d1-young", names[1], 60);
     p.deletion = Some((ago(now, 60), 30));
     let p = p.all_running(ago(now, 3600), "containerd");
     b.add("pods", p.build());
-    b.add(
-        "pods",
-        pending(
-            mk("frontend-5c4b3a2d1-fresh", names[2], 90),
-            "ContainerCreating",
-            "",
-        )
-        .build(),
-    );
+    b.add("pods", pending(mk("frontend-5c4b3a2d1-fresh", names[2], 90), "ContainerCreating", "").build());
     b
 }
 

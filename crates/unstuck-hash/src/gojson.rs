@@ -41,10 +41,7 @@ pub fn write_string(out: &mut Vec<u8>, s: &str) {
 }
 
 fn bad(path: &str, msg: impl Into<String>) -> HashError {
-    HashError::BadContainer {
-        path: path.to_string(),
-        msg: msg.into(),
-    }
+    HashError::BadContainer { path: path.to_string(), msg: msg.into() }
 }
 
 /// Whether the Go value built from `v` is the zero value for omitempty purposes.
@@ -63,10 +60,7 @@ fn is_empty(schema: &Schema, ty: &str, v: Option<&Value>) -> bool {
             _ => false,
         };
     }
-    if schema.get(r).is_some_and(|d| d.kind == "struct")
-        || r == "resource.Quantity"
-        || r == "intstr.IntOrString"
-    {
+    if schema.get(r).is_some_and(|d| d.kind == "struct") || r == "resource.Quantity" || r == "intstr.IntOrString" {
         return false; // structs are never "empty" to encoding/json
     }
     match v {
@@ -98,9 +92,7 @@ fn write_struct_fields(
     first: &mut bool,
     notes: &mut Vec<String>,
 ) -> Result<(), HashError> {
-    let def = schema
-        .get(name)
-        .ok_or_else(|| bad(path, format!("unknown type {name}")))?;
+    let def = schema.get(name).ok_or_else(|| bad(path, format!("unknown type {name}")))?;
     for f in &def.fields {
         if f.inline || f.json.is_empty() && f.name == f.ty.trim_start_matches('*') {
             // Embedded struct: its fields are promoted into this object.
@@ -111,11 +103,7 @@ fn write_struct_fields(
         if f.json == "-" {
             continue;
         }
-        let key = if f.json.is_empty() {
-            f.name.as_str()
-        } else {
-            f.json.as_str()
-        };
+        let key = if f.json.is_empty() { f.name.as_str() } else { f.json.as_str() };
         let fv = obj.get(key);
         if f.omitempty && is_empty(schema, &f.ty, fv) {
             continue;
@@ -248,9 +236,7 @@ fn write_value(
             Ok(())
         }
         name => {
-            let def = schema
-                .get(name)
-                .ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
+            let def = schema.get(name).ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
             if def.kind != "struct" {
                 return Err(bad(path, format!("unsupported Go type {name}")));
             }
@@ -277,9 +263,6 @@ mod tests {
     fn go_string_escaping() {
         let mut o = Vec::new();
         write_string(&mut o, "a<b>&\"\\\n\u{1}é\u{2028}");
-        assert_eq!(
-            String::from_utf8(o).unwrap(),
-            r#""a\u003cb\u003e\u0026\"\\\n\u0001é\u2028""#
-        );
+        assert_eq!(String::from_utf8(o).unwrap(), r#""a\u003cb\u003e\u0026\"\\\n\u0001é\u2028""#);
     }
 }

@@ -153,22 +153,11 @@ fn spew_bytes(b: &[u8]) -> Vec<u8> {
 }
 
 /// Hash one container spec (a `v1.Container` as the API returns it) as kubelet `v` would.
-pub fn hash_container(
-    v: &Version,
-    container: &Value,
-    opts: HashOptions,
-) -> Result<Hashed, HashError> {
+pub fn hash_container(v: &Version, container: &Value, opts: HashOptions) -> Result<Hashed, HashError> {
     if !container.is_object() {
-        return Err(HashError::BadContainer {
-            path: "$".into(),
-            msg: "a container must be a JSON/YAML object".into(),
-        });
+        return Err(HashError::BadContainer { path: "$".into(), msg: "a container must be a JSON/YAML object".into() });
     }
-    let name = container
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let name = container.get("name").and_then(Value::as_str).unwrap_or("").to_string();
     let mut assumptions = Vec::new();
     if v.minor > NEWEST_KNOWN_MINOR {
         assumptions.push(format!(
@@ -193,8 +182,7 @@ pub fn hash_container(
             let mut c = container.clone();
             if opts.without_resources {
                 if v.minor < 27 {
-                    assumptions
-                        .push("--without-resources only applies to 1.27-1.30; ignored".into());
+                    assumptions.push("--without-resources only applies to 1.27-1.30; ignored".into());
                 } else if let Some(o) = c.as_object_mut() {
                     o.remove("resources");
                 }
@@ -208,15 +196,7 @@ pub fn hash_container(
         }
     };
     let hash = fnv32a(&input);
-    Ok(Hashed {
-        container: name,
-        kubelet: v.to_string(),
-        era,
-        hash,
-        hex: format!("{hash:x}"),
-        input,
-        assumptions,
-    })
+    Ok(Hashed { container: name, kubelet: v.to_string(), era, hash, hex: format!("{hash:x}"), input, assumptions })
 }
 
 /// The containers of a pod (init containers first), or the value itself if it is a container.
@@ -244,36 +224,12 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(
-            "v1.9.11".parse::<Version>().unwrap(),
-            Version {
-                minor: 9,
-                patch: 11
-            }
-        );
-        assert_eq!(
-            "1.28".parse::<Version>().unwrap(),
-            Version {
-                minor: 28,
-                patch: 0
-            }
-        );
-        assert_eq!(
-            "v1.28.3-eks-ae9a62a".parse::<Version>().unwrap(),
-            Version {
-                minor: 28,
-                patch: 3
-            }
-        );
-        assert!(matches!(
-            "1.5.3".parse::<Version>(),
-            Err(HashError::TooOld(_))
-        ));
+        assert_eq!("v1.9.11".parse::<Version>().unwrap(), Version { minor: 9, patch: 11 });
+        assert_eq!("1.28".parse::<Version>().unwrap(), Version { minor: 28, patch: 0 });
+        assert_eq!("v1.28.3-eks-ae9a62a".parse::<Version>().unwrap(), Version { minor: 28, patch: 3 });
+        assert!(matches!("1.5.3".parse::<Version>(), Err(HashError::TooOld(_))));
         for bad in ["", "2.1.0", "1.x", "v1", "1.2.3.4", "1.9.x"] {
-            assert!(
-                matches!(bad.parse::<Version>(), Err(HashError::BadVersion(_))),
-                "{bad}"
-            );
+            assert!(matches!(bad.parse::<Version>(), Err(HashError::BadVersion(_))), "{bad}");
         }
     }
 

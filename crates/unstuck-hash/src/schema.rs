@@ -44,40 +44,15 @@ pub const SCHEMA_RANGES: &[(u32, u32, &str, &str)] = &[
     (6, 7, "1.6.json", include_str!("../schemas/1.6.json")),
     (8, 8, "1.8.json", include_str!("../schemas/1.8.json")),
     (9, 9, "1.9.json", include_str!("../schemas/1.9.json")),
-    (
-        10,
-        11,
-        "1.10-1.11.json",
-        include_str!("../schemas/1.10-1.11.json"),
-    ),
-    (
-        12,
-        13,
-        "1.12-1.13.json",
-        include_str!("../schemas/1.12-1.13.json"),
-    ),
+    (10, 11, "1.10-1.11.json", include_str!("../schemas/1.10-1.11.json")),
+    (12, 13, "1.12-1.13.json", include_str!("../schemas/1.12-1.13.json")),
     (14, 14, "1.14.json", include_str!("../schemas/1.14.json")),
     (15, 15, "1.15.json", include_str!("../schemas/1.15.json")),
-    (
-        16,
-        18,
-        "1.16-1.18.json",
-        include_str!("../schemas/1.16-1.18.json"),
-    ),
-    (
-        19,
-        20,
-        "1.19-1.20.json",
-        include_str!("../schemas/1.19-1.20.json"),
-    ),
+    (16, 18, "1.16-1.18.json", include_str!("../schemas/1.16-1.18.json")),
+    (19, 20, "1.19-1.20.json", include_str!("../schemas/1.19-1.20.json")),
     (21, 21, "1.21.json", include_str!("../schemas/1.21.json")),
     (22, 22, "1.22.json", include_str!("../schemas/1.22.json")),
-    (
-        23,
-        25,
-        "1.23-1.25.json",
-        include_str!("../schemas/1.23-1.25.json"),
-    ),
+    (23, 25, "1.23-1.25.json", include_str!("../schemas/1.23-1.25.json")),
     (26, 26, "1.26.json", include_str!("../schemas/1.26.json")),
     (27, 27, "1.27.json", include_str!("../schemas/1.27.json")),
     (28, 28, "1.28.json", include_str!("../schemas/1.28.json")),
@@ -92,12 +67,8 @@ fn all() -> &'static [Schema] {
         SCHEMA_RANGES
             .iter()
             .map(|(_, _, file, text)| {
-                let entries: Vec<Entry> =
-                    serde_json::from_str(text).expect("embedded schema is valid");
-                Schema {
-                    file,
-                    types: entries.into_iter().map(|e| (e.name, e.def)).collect(),
-                }
+                let entries: Vec<Entry> = serde_json::from_str(text).expect("embedded schema is valid");
+                Schema { file, types: entries.into_iter().map(|e| (e.name, e.def)).collect() }
             })
             .collect()
     })
@@ -106,14 +77,11 @@ fn all() -> &'static [Schema] {
 impl Schema {
     /// The layout used by kubelet 1.`minor` (clamped to the known range).
     pub fn for_minor(minor: u32) -> &'static Schema {
-        let i = SCHEMA_RANGES
-            .iter()
-            .position(|(lo, hi, _, _)| (*lo..=*hi).contains(&minor))
-            .unwrap_or(if minor < 6 {
-                0
-            } else {
-                SCHEMA_RANGES.len() - 1
-            });
+        let i = SCHEMA_RANGES.iter().position(|(lo, hi, _, _)| (*lo..=*hi).contains(&minor)).unwrap_or(if minor < 6 {
+            0
+        } else {
+            SCHEMA_RANGES.len() - 1
+        });
         &all()[i]
     }
 
@@ -172,27 +140,11 @@ mod tests {
             assert_eq!(c.fields[1].name, "Image");
         }
         let s = Schema::for_minor(9);
-        assert!(s
-            .get("Container")
-            .unwrap()
-            .fields
-            .iter()
-            .any(|f| f.name == "VolumeDevices"));
-        assert!(!Schema::for_minor(7)
-            .get("Container")
-            .unwrap()
-            .fields
-            .iter()
-            .any(|f| f.name == "VolumeDevices"));
+        assert!(s.get("Container").unwrap().fields.iter().any(|f| f.name == "VolumeDevices"));
+        assert!(!Schema::for_minor(7).get("Container").unwrap().fields.iter().any(|f| f.name == "VolumeDevices"));
         assert_eq!(s.go_type("[]VolumeMount"), "[]v1.VolumeMount");
-        assert_eq!(
-            s.go_type("*MountPropagationMode"),
-            "*v1.MountPropagationMode"
-        );
-        assert_eq!(
-            s.go_type("map[ResourceName]resource.Quantity"),
-            "map[v1.ResourceName]resource.Quantity"
-        );
+        assert_eq!(s.go_type("*MountPropagationMode"), "*v1.MountPropagationMode");
+        assert_eq!(s.go_type("map[ResourceName]resource.Quantity"), "map[v1.ResourceName]resource.Quantity");
         assert_eq!(s.resolve("Protocol"), "string");
     }
 }

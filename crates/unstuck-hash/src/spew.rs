@@ -12,17 +12,10 @@ use crate::schema::{split_map, Schema};
 use crate::HashError;
 
 fn bad(path: &str, msg: impl Into<String>) -> HashError {
-    HashError::BadContainer {
-        path: path.to_string(),
-        msg: msg.into(),
-    }
+    HashError::BadContainer { path: path.to_string(), msg: msg.into() }
 }
 
-pub fn dump_container(
-    schema: &Schema,
-    v: &Value,
-    notes: &mut Vec<String>,
-) -> Result<Vec<u8>, HashError> {
+pub fn dump_container(schema: &Schema, v: &Value, notes: &mut Vec<String>) -> Result<Vec<u8>, HashError> {
     let mut out = Vec::with_capacity(2048);
     fmt(schema, "Container", Some(v), true, "$", &mut out, notes)?;
     Ok(out)
@@ -76,15 +69,7 @@ fn fmt(
             if i > 0 {
                 out.push(b' ');
             }
-            fmt(
-                schema,
-                elem,
-                Some(x),
-                false,
-                &format!("{path}[{i}]"),
-                out,
-                notes,
-            )?;
+            fmt(schema, elem, Some(x), false, &format!("{path}[{i}]"), out, notes)?;
         }
         out.push(b']');
         return Ok(());
@@ -108,15 +93,7 @@ fn fmt(
             }
             push(out, k);
             out.push(b':');
-            fmt(
-                schema,
-                vt,
-                o.get(*k),
-                false,
-                &format!("{path}.{k}"),
-                out,
-                notes,
-            )?;
+            fmt(schema, vt, o.get(*k), false, &format!("{path}.{k}"), out, notes)?;
         }
         out.push(b']');
         return Ok(());
@@ -148,19 +125,14 @@ fn fmt(
         }
         "intstr.IntOrString" => {
             let (t, i, s) = match v {
-                Some(Value::Number(n)) => (
-                    0,
-                    n.as_i64().ok_or_else(|| bad(path, "expected an integer"))?,
-                    String::new(),
-                ),
+                Some(Value::Number(n)) => {
+                    (0, n.as_i64().ok_or_else(|| bad(path, "expected an integer"))?, String::new())
+                }
                 Some(Value::String(s)) => (1, 0, s.clone()),
                 None => (0, 0, String::new()),
                 _ => return Err(bad(path, "expected an integer or a string")),
             };
-            push(
-                out,
-                &format!("{{Type:(intstr.Type){t} IntVal:(int32){i} StrVal:(string){s}}}"),
-            );
+            push(out, &format!("{{Type:(intstr.Type){t} IntVal:(int32){i} StrVal:(string){s}}}"));
             Ok(())
         }
         "resource.Quantity" => {
@@ -170,7 +142,9 @@ fn fmt(
                 None => String::new(),
                 _ => return Err(bad(path, "expected a quantity")),
             };
-            let q = quantity(&s).ok_or_else(|| bad(path, format!("quantity {s:?}: only the int64 forms the API serves are supported for 1.6-1.15")))?;
+            let q = quantity(&s).ok_or_else(|| {
+                bad(path, format!("quantity {s:?}: only the int64 forms the API serves are supported for 1.6-1.15"))
+            })?;
             let note = "resources: quantities are assumed freshly parsed (no cached string unless ParseQuantity keeps it), as the kubelet holds them after decoding the pod";
             if !notes.iter().any(|n| n == note) {
                 notes.push(note.into());
@@ -185,9 +159,7 @@ fn fmt(
             Ok(())
         }
         name => {
-            let def = schema
-                .get(name)
-                .ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
+            let def = schema.get(name).ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
             if def.kind != "struct" {
                 return Err(bad(path, format!("unsupported Go type {name}")));
             }
@@ -209,20 +181,8 @@ fn fmt(
                     let inner = Value::Object(obj.clone());
                     fmt(schema, &f.ty, Some(&inner), true, path, out, notes)?;
                 } else {
-                    let key = if f.json.is_empty() {
-                        f.name.as_str()
-                    } else {
-                        f.json.as_str()
-                    };
-                    fmt(
-                        schema,
-                        &f.ty,
-                        obj.get(key),
-                        true,
-                        &format!("{path}.{key}"),
-                        out,
-                        notes,
-                    )?;
+                    let key = if f.json.is_empty() { f.name.as_str() } else { f.json.as_str() };
+                    fmt(schema, &f.ty, obj.get(key), true, &format!("{path}.{key}"), out, notes)?;
                 }
             }
             out.push(b'}');
@@ -241,21 +201,14 @@ struct Q {
 /// `resource.ParseQuantity`'s int64 fast path (apimachinery), for the forms the API serves.
 fn quantity(s: &str) -> Option<Q> {
     if s == "0" {
-        return Some(Q {
-            value: 0,
-            scale: 0,
-            cached: "0".into(),
-            format: "DecimalSI",
-        });
+        return Some(Q { value: 0, scale: 0, cached: "0".into(), format: "DecimalSI" });
     }
     let (positive, body) = match s.as_bytes().first()? {
         b'-' => (false, &s[1..]),
         b'+' => (true, &s[1..]),
         _ => (true, s),
     };
-    let digits_end = body
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(body.len());
+    let digits_end = body.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(body.len());
     let (number, suffix) = body.split_at(digits_end);
     let (num, denom) = match number.split_once('.') {
         Some((a, b)) => (a, b),
@@ -299,11 +252,7 @@ fn quantity(s: &str) -> Option<Q> {
         return None;
     }
     let shifted = format!("{num}{denom}");
-    let value: i64 = if shifted.is_empty() {
-        0
-    } else {
-        shifted.parse().ok()?
-    };
+    let value: i64 = if shifted.is_empty() { 0 } else { shifted.parse().ok()? };
     let mut result = value.checked_mul(mantissa)?;
     if !positive {
         result = -result;
@@ -313,12 +262,7 @@ fn quantity(s: &str) -> Option<Q> {
     } else {
         scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0')
     };
-    Some(Q {
-        value: result,
-        scale,
-        cached: if keep { s.to_string() } else { String::new() },
-        format,
-    })
+    Some(Q { value: result, scale, cached: if keep { s.to_string() } else { String::new() }, format })
 }
 
 #[cfg(test)]
@@ -328,15 +272,9 @@ mod tests {
     #[test]
     fn quantities() {
         let q = quantity("100m").unwrap();
-        assert_eq!(
-            (q.value, q.scale, q.cached.as_str(), q.format),
-            (100, -3, "100m", "DecimalSI")
-        );
+        assert_eq!((q.value, q.scale, q.cached.as_str(), q.format), (100, -3, "100m", "DecimalSI"));
         let q = quantity("128Mi").unwrap();
-        assert_eq!(
-            (q.value, q.scale, q.cached.as_str(), q.format),
-            (128 << 20, 0, "", "BinarySI")
-        );
+        assert_eq!((q.value, q.scale, q.cached.as_str(), q.format), (128 << 20, 0, "", "BinarySI"));
         let q = quantity("1").unwrap();
         assert_eq!((q.value, q.scale, q.cached.as_str()), (1, 0, "1"));
         assert!(quantity("1.5Gi").is_none());

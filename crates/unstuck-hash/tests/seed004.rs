@@ -42,32 +42,12 @@ fn kubelet_1_7_16_dump_and_hash() {
 
 #[test]
 fn the_upgrade_changes_the_hash() {
-    let a = hash_container(
-        &"1.7.16".parse().unwrap(),
-        &container(),
-        HashOptions::default(),
-    )
-    .unwrap();
-    let b = hash_container(
-        &"1.9.11".parse().unwrap(),
-        &container(),
-        HashOptions::default(),
-    )
-    .unwrap();
+    let a = hash_container(&"1.7.16".parse().unwrap(), &container(), HashOptions::default()).unwrap();
+    let b = hash_container(&"1.9.11".parse().unwrap(), &container(), HashOptions::default()).unwrap();
     assert_ne!(a.hash, b.hash);
     // 1.16+ hashes JSON, where unset new fields are omitted: 1.16 → 1.17 keeps the hash.
-    let c = hash_container(
-        &"1.16.0".parse().unwrap(),
-        &container(),
-        HashOptions::default(),
-    )
-    .unwrap();
-    let d = hash_container(
-        &"1.17.0".parse().unwrap(),
-        &container(),
-        HashOptions::default(),
-    )
-    .unwrap();
+    let c = hash_container(&"1.16.0".parse().unwrap(), &container(), HashOptions::default()).unwrap();
+    let d = hash_container(&"1.17.0".parse().unwrap(), &container(), HashOptions::default()).unwrap();
     assert_eq!(c.hash, d.hash);
 }
 

@@ -4,9 +4,7 @@ use std::path::Path;
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use unstuck_model::{
-    null_default, Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet,
-};
+use unstuck_model::{null_default, Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet};
 
 use crate::{Collector, IngestError};
 
@@ -31,11 +29,7 @@ fn is_yaml(path: &str) -> bool {
 }
 
 /// Parse a typed `*List` file of a known kind.
-fn parse_list<T: DeserializeOwned>(
-    path: &str,
-    bytes: &[u8],
-    list_kind: &str,
-) -> Result<Vec<T>, IngestError> {
+fn parse_list<T: DeserializeOwned>(path: &str, bytes: &[u8], list_kind: &str) -> Result<Vec<T>, IngestError> {
     let list: List<T> = if is_yaml(path) {
         serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e))?
     } else {
@@ -49,53 +43,26 @@ fn parse_list<T: DeserializeOwned>(
     };
     if let Some(k) = &list.kind {
         if k != list_kind && k != "List" {
-            return Err(IngestError::WrongKind {
-                path: path.into(),
-                expected: list_kind.into(),
-                found: k.clone(),
-            });
+            return Err(IngestError::WrongKind { path: path.into(), expected: list_kind.into(), found: k.clone() });
         }
     }
     Ok(list.items)
 }
 
 /// Add the objects of a dump file (`<stem>.json`) to the collector.
-pub(crate) fn add_dump_file(
-    c: &mut Collector,
-    path: &str,
-    stem: &str,
-    bytes: &[u8],
-) -> Result<(), IngestError> {
+pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[u8]) -> Result<(), IngestError> {
     let s = &mut c.snap;
     match stem {
         "nodes" => s.nodes.extend(parse_list::<Node>(path, bytes, "NodeList")?),
         "pods" => s.pods.extend(parse_list::<Pod>(path, bytes, "PodList")?),
-        "events" => s
-            .events
-            .extend(parse_list::<Event>(path, bytes, "EventList")?),
-        "deployments" => {
-            s.deployments
-                .extend(parse_list::<Deployment>(path, bytes, "DeploymentList")?)
-        }
-        "replicasets" => {
-            s.replica_sets
-                .extend(parse_list::<ReplicaSet>(path, bytes, "ReplicaSetList")?)
-        }
-        "statefulsets" => {
-            s.stateful_sets
-                .extend(parse_list::<StatefulSet>(path, bytes, "StatefulSetList")?)
-        }
-        "daemonsets" => s
-            .daemon_sets
-            .extend(parse_list::<Owner>(path, bytes, "DaemonSetList")?),
+        "events" => s.events.extend(parse_list::<Event>(path, bytes, "EventList")?),
+        "deployments" => s.deployments.extend(parse_list::<Deployment>(path, bytes, "DeploymentList")?),
+        "replicasets" => s.replica_sets.extend(parse_list::<ReplicaSet>(path, bytes, "ReplicaSetList")?),
+        "statefulsets" => s.stateful_sets.extend(parse_list::<StatefulSet>(path, bytes, "StatefulSetList")?),
+        "daemonsets" => s.daemon_sets.extend(parse_list::<Owner>(path, bytes, "DaemonSetList")?),
         "jobs" => s.jobs.extend(parse_list::<Owner>(path, bytes, "JobList")?),
-        "persistentvolumeclaims" => {
-            s.pvcs
-                .extend(parse_list::<Pvc>(path, bytes, "PersistentVolumeClaimList")?)
-        }
-        "leases" => s
-            .leases
-            .extend(parse_list::<Lease>(path, bytes, "LeaseList")?),
+        "persistentvolumeclaims" => s.pvcs.extend(parse_list::<Pvc>(path, bytes, "PersistentVolumeClaimList")?),
+        "leases" => s.leases.extend(parse_list::<Lease>(path, bytes, "LeaseList")?),
         // Present in every dump but not needed by any rule: checked for shape only.
         "services" => {
             parse_list::<serde::de::IgnoredAny>(path, bytes, "ServiceList")?;
@@ -110,17 +77,8 @@ pub(crate) fn add_dump_file(
 }
 
 /// Dispatch one object of any kind by its `kind` field.
-fn add_value(
-    c: &mut Collector,
-    path: &str,
-    idx: usize,
-    v: serde_json::Value,
-) -> Result<(), IngestError> {
-    let kind = v
-        .get("kind")
-        .and_then(|k| k.as_str())
-        .unwrap_or("")
-        .to_string();
+fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) -> Result<(), IngestError> {
+    let kind = v.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
     if kind.ends_with("List") || (kind.is_empty() && v.get("items").is_some()) {
         let items = match v.get("items") {
             Some(serde_json::Value::Array(_)) => match v {
@@ -143,23 +101,11 @@ fn add_value(
         }
         return Ok(());
     }
-    fn conv<T: DeserializeOwned>(
-        path: &str,
-        idx: usize,
-        kind: &str,
-        v: serde_json::Value,
-    ) -> Result<T, IngestError> {
-        let name = v
-            .pointer("/metadata/name")
-            .and_then(|n| n.as_str())
-            .unwrap_or("?")
-            .to_string();
+    fn conv<T: DeserializeOwned>(path: &str, idx: usize, kind: &str, v: serde_json::Value) -> Result<T, IngestError> {
+        let name = v.pointer("/metadata/name").and_then(|n| n.as_str()).unwrap_or("?").to_string();
         serde_json::from_value(v).map_err(|e| IngestError::Invalid {
             path: path.into(),
-            msg: format!(
-                "object {idx} ({kind} {name:?}): {}",
-                strip_location(e.to_string())
-            ),
+            msg: format!("object {idx} ({kind} {name:?}): {}", strip_location(e.to_string())),
         })
     }
     let s = &mut c.snap;
@@ -205,15 +151,10 @@ fn add_value(
             "leases"
         }
         "" => {
-            return Err(IngestError::Invalid {
-                path: path.into(),
-                msg: format!("object {idx} has no kind"),
-            });
+            return Err(IngestError::Invalid { path: path.into(), msg: format!("object {idx} has no kind") });
         }
         other => {
-            c.warn(format!(
-                "{path}: object {idx}: kind {other} is not used by any rule; ignored"
-            ));
+            c.warn(format!("{path}: object {idx}: kind {other} is not used by any rule; ignored"));
             return Ok(());
         }
     };
@@ -222,11 +163,7 @@ fn add_value(
 }
 
 /// Objects from kubectl output bytes (JSON, concatenated JSON, or multi-document YAML).
-pub(crate) fn add_loose_bytes(
-    c: &mut Collector,
-    path: &str,
-    bytes: &[u8],
-) -> Result<(), IngestError> {
+pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let before = c.object_count();
     if first == Some(b'{') || first == Some(b'[') {

@@ -26,9 +26,7 @@ fn classify(parts: &[String]) -> Item {
     let n = parts.len();
     if let Some(i) = parts.iter().position(|p| p == "_nodes") {
         if n >= i + 3 && crate::logs::is_log_name(&parts[n - 1]) {
-            return Item::Log {
-                node: parts[i + 1].clone(),
-            };
+            return Item::Log { node: parts[i + 1].clone() };
         }
         return Item::Ignore;
     }
@@ -36,9 +34,7 @@ fn classify(parts: &[String]) -> Item {
     if name == "unstuck-bundle.json" {
         return Item::Manifest;
     }
-    let stem = name
-        .strip_suffix(".json")
-        .or_else(|| name.strip_suffix(".yaml"));
+    let stem = name.strip_suffix(".json").or_else(|| name.strip_suffix(".yaml"));
     match stem.and_then(|s| KINDS.iter().map(|(k, _)| *k).find(|k| *k == s)) {
         Some(k) => Item::Api(k),
         None => Item::Ignore,
@@ -54,9 +50,7 @@ struct Budget<R> {
 impl<R: Read> Read for Budget<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if self.left == 0 {
-            return Err(std::io::Error::other(
-                "decompressed size limit reached (possible decompression bomb)",
-            ));
+            return Err(std::io::Error::other("decompressed size limit reached (possible decompression bomb)"));
         }
         let max = buf.len().min(self.left.min(usize::MAX as u64) as usize);
         let n = self.inner.read(&mut buf[..max])?;
@@ -69,10 +63,7 @@ pub(crate) fn read_archive(p: &Path, c: &mut Collector) -> Result<(), IngestErro
     let f = File::open(p).map_err(|e| IngestError::io(p, e))?;
     let gz = flate2::read::GzDecoder::new(BufReader::with_capacity(1 << 20, f));
     let limits = c.limits();
-    let mut ar = tar::Archive::new(Budget {
-        inner: gz,
-        left: limits.max_archive_bytes,
-    });
+    let mut ar = tar::Archive::new(Budget { inner: gz, left: limits.max_archive_bytes });
     let archive = p.display().to_string();
     let entries = ar.entries().map_err(|e| IngestError::io(p, e))?;
     let mut read_any = false;
@@ -81,12 +72,11 @@ pub(crate) fn read_archive(p: &Path, c: &mut Collector) -> Result<(), IngestErro
             Ok(e) => e,
             Err(err) => {
                 if !read_any {
-                    return Err(IngestError::Invalid {
-                        path: archive,
-                        msg: format!("not a readable tar.gz: {err}"),
-                    });
+                    return Err(IngestError::Invalid { path: archive, msg: format!("not a readable tar.gz: {err}") });
                 }
-                c.warn(format!("{archive}: {err}; the archive is truncated or corrupt, entries before it were analysed"));
+                c.warn(format!(
+                    "{archive}: {err}; the archive is truncated or corrupt, entries before it were analysed"
+                ));
                 break;
             }
         };
@@ -126,10 +116,7 @@ pub(crate) fn read_archive(p: &Path, c: &mut Collector) -> Result<(), IngestErro
                 (&mut e)
                     .take(1 << 20)
                     .read_to_end(&mut b)
-                    .map_err(|err| IngestError::Io {
-                        path: shown.clone(),
-                        source: err,
-                    })?;
+                    .map_err(|err| IngestError::Io { path: shown.clone(), source: err })?;
                 c.set_manifest(&shown, &b)?;
             }
             Item::Api(stem) => {
@@ -137,37 +124,22 @@ pub(crate) fn read_archive(p: &Path, c: &mut Collector) -> Result<(), IngestErro
                 if size > limits.max_api_file_bytes {
                     return Err(IngestError::Invalid {
                         path: shown,
-                        msg: format!(
-                            "entry is {size} bytes, over the limit of {}",
-                            limits.max_api_file_bytes
-                        ),
+                        msg: format!("entry is {size} bytes, over the limit of {}", limits.max_api_file_bytes),
                     });
                 }
                 let mut b = Vec::with_capacity(size as usize);
                 (&mut e)
                     .take(limits.max_api_file_bytes)
                     .read_to_end(&mut b)
-                    .map_err(|err| IngestError::Io {
-                        path: shown.clone(),
-                        source: err,
-                    })?;
+                    .map_err(|err| IngestError::Io { path: shown.clone(), source: err })?;
                 api::add_dump_file(c, &shown, stem, &b)?;
             }
             Item::Log { node } => {
                 if !c.opts.logs {
                     continue;
                 }
-                let file = parts
-                    .iter()
-                    .skip_while(|p| *p != "_nodes")
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join("/");
-                let mut out = LogFileHits {
-                    node,
-                    file: file.clone(),
-                    ..Default::default()
-                };
+                let file = parts.iter().skip_while(|p| *p != "_nodes").cloned().collect::<Vec<_>>().join("/");
+                let mut out = LogFileHits { node, file: file.clone(), ..Default::default() };
                 let cat = &c.opts.catalog;
                 if file.ends_with(".gz") {
                     scan_stream(cat, &limits, flate2::read::GzDecoder::new(&mut e), &mut out);

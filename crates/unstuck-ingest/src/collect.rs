@@ -53,10 +53,7 @@ impl<'o> Collector<'o> {
             self.snap.source.kind = kind.into();
             self.snap.source.path = p.display().to_string();
         } else {
-            self.snap
-                .source
-                .path
-                .push_str(&format!(", {}", p.display()));
+            self.snap.source.path.push_str(&format!(", {}", p.display()));
         }
     }
 
@@ -93,25 +90,19 @@ impl<'o> Collector<'o> {
     /// Settle the capture time, scan results and warnings into the snapshot.
     pub fn finish(mut self) -> Result<Snapshot, IngestError> {
         if self.object_count() == 0 && self.log_files.is_empty() {
-            return Err(IngestError::Empty {
-                path: self.snap.source.path.clone(),
-            });
+            return Err(IngestError::Empty { path: self.snap.source.path.clone() });
         }
         if self.bundle {
-            let missing: Vec<&str> = ["nodes", "pods", "events"]
-                .into_iter()
-                .filter(|k| !self.kinds.contains(*k))
-                .collect();
+            let missing: Vec<&str> =
+                ["nodes", "pods", "events"].into_iter().filter(|k| !self.kinds.contains(*k)).collect();
             if !missing.is_empty() {
-                self.warn(format!(
-                    "partial bundle: no {} found; rules that need them are weaker",
-                    missing.join(", ")
-                ));
+                self.warn(format!("partial bundle: no {} found; rules that need them are weaker", missing.join(", ")));
             }
             if !self.kinds.contains("leases") {
-                self.snap.source.warnings.push(
-                    "no leases.json: node heartbeats are read from node conditions only".into(),
-                );
+                self.snap
+                    .source
+                    .warnings
+                    .push("no leases.json: node heartbeats are read from node conditions only".into());
             }
         }
         crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now);
@@ -137,9 +128,7 @@ impl<'o> Collector<'o> {
 pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
     let meta = fs::metadata(p).map_err(|e| IngestError::io(p, e))?;
     if !meta.is_file() {
-        return Err(IngestError::NotInput {
-            path: p.display().to_string(),
-        });
+        return Err(IngestError::NotInput { path: p.display().to_string() });
     }
     if meta.len() > max {
         return Err(IngestError::Invalid {
@@ -148,9 +137,7 @@ pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
         });
     }
     let mut v = Vec::with_capacity(meta.len() as usize);
-    fs::File::open(p)
-        .and_then(|f| f.take(max).read_to_end(&mut v))
-        .map_err(|e| IngestError::io(p, e))?;
+    fs::File::open(p).and_then(|f| f.take(max).read_to_end(&mut v)).map_err(|e| IngestError::io(p, e))?;
     Ok(v)
 }
 
@@ -158,9 +145,7 @@ fn read_api_file(p: &Path, max: u64) -> Result<Option<memmap2::Mmap>, IngestErro
     let f = fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
     let meta = f.metadata().map_err(|e| IngestError::io(p, e))?;
     if !meta.is_file() {
-        return Err(IngestError::NotInput {
-            path: p.display().to_string(),
-        });
+        return Err(IngestError::NotInput { path: p.display().to_string() });
     }
     if meta.len() > max {
         return Err(IngestError::Invalid {
@@ -178,10 +163,8 @@ fn read_api_file(p: &Path, max: u64) -> Result<Option<memmap2::Mmap>, IngestErro
 }
 
 fn stem_of(name: &str) -> Option<&'static str> {
-    let stem = name
-        .strip_suffix(".json")
-        .or_else(|| name.strip_suffix(".yaml"))
-        .or_else(|| name.strip_suffix(".yml"))?;
+    let stem =
+        name.strip_suffix(".json").or_else(|| name.strip_suffix(".yaml")).or_else(|| name.strip_suffix(".yml"))?;
     KINDS.iter().map(|(k, _)| *k).find(|k| *k == stem)
 }
 
@@ -190,20 +173,13 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     let mut api_files: Vec<(std::path::PathBuf, &'static str)> = Vec::new();
     let mut log_dirs: Vec<(String, std::path::PathBuf)> = Vec::new();
     let entries = fs::read_dir(root).map_err(|e| IngestError::io(root, e))?;
-    let mut entries: Vec<_> = entries
-        .collect::<Result<_, _>>()
-        .map_err(|e| IngestError::io(root, e))?;
+    let mut entries: Vec<_> = entries.collect::<Result<_, _>>().map_err(|e| IngestError::io(root, e))?;
     entries.sort_by_key(|e| e.file_name());
     for e in entries {
         let name = e.file_name().to_string_lossy().into_owned();
-        let ft = e
-            .file_type()
-            .map_err(|err| IngestError::io(&e.path(), err))?;
+        let ft = e.file_type().map_err(|err| IngestError::io(&e.path(), err))?;
         if ft.is_symlink() {
-            c.warn(format!(
-                "{}: symbolic link not followed",
-                e.path().display()
-            ));
+            c.warn(format!("{}: symbolic link not followed", e.path().display()));
             continue;
         }
         if ft.is_file() {
@@ -235,8 +211,7 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
                 for f in files {
                     let fname = f.file_name().to_string_lossy().into_owned();
                     if let Some(stem) = stem_of(&fname) {
-                        if stem != "nodes" && !f.file_type().map(|t| t.is_symlink()).unwrap_or(true)
-                        {
+                        if stem != "nodes" && !f.file_type().map(|t| t.is_symlink()).unwrap_or(true) {
                             api_files.push((f.path(), stem));
                         }
                     }
@@ -248,10 +223,7 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     let max = c.limits().max_api_file_bytes;
     let opts = c.opts;
     let log_files: Vec<(String, std::path::PathBuf)> = if opts.logs {
-        log_dirs
-            .iter()
-            .flat_map(|(node, dir)| logs::list_log_files(node, dir).into_iter())
-            .collect()
+        log_dirs.iter().flat_map(|(node, dir)| logs::list_log_files(node, dir).into_iter()).collect()
     } else {
         Vec::new()
     };
@@ -292,14 +264,10 @@ impl Collector<'_> {
     /// Reserve room for every part at once, so merging never reallocates (peak memory at scale).
     fn reserve_for(&mut self, parts: &[Collector]) {
         let s = &mut self.snap;
-        s.nodes
-            .reserve(parts.iter().map(|p| p.snap.nodes.len()).sum());
-        s.pods
-            .reserve(parts.iter().map(|p| p.snap.pods.len()).sum());
-        s.events
-            .reserve(parts.iter().map(|p| p.snap.events.len()).sum());
-        s.replica_sets
-            .reserve(parts.iter().map(|p| p.snap.replica_sets.len()).sum());
+        s.nodes.reserve(parts.iter().map(|p| p.snap.nodes.len()).sum());
+        s.pods.reserve(parts.iter().map(|p| p.snap.pods.len()).sum());
+        s.events.reserve(parts.iter().map(|p| p.snap.events.len()).sum());
+        s.replica_sets.reserve(parts.iter().map(|p| p.snap.replica_sets.len()).sum());
     }
 
     fn merge(&mut self, mut o: Collector) {

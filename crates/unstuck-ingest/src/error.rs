@@ -5,25 +5,13 @@ use std::path::Path;
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
     #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     #[error("{path}:{line}:{column}: {msg}")]
-    Parse {
-        path: String,
-        line: usize,
-        column: usize,
-        msg: String,
-    },
+    Parse { path: String, line: usize, column: usize, msg: String },
     #[error("{path}: {msg}")]
     Invalid { path: String, msg: String },
     #[error("{path}: expected a {expected} (or List), found kind {found:?}")]
-    WrongKind {
-        path: String,
-        expected: String,
-        found: String,
-    },
+    WrongKind { path: String, expected: String, found: String },
     #[error("{path}: not a directory, archive or file")]
     NotInput { path: String },
     #[error("{path}: no Kubernetes objects found (expected a cluster-info dump directory, a .tar.gz of one, or kubectl get -o json/yaml output)")]
@@ -34,29 +22,13 @@ pub enum IngestError {
 
 impl IngestError {
     pub fn io(p: &Path, e: std::io::Error) -> Self {
-        IngestError::Io {
-            path: p.display().to_string(),
-            source: e,
-        }
+        IngestError::Io { path: p.display().to_string(), source: e }
     }
     pub(crate) fn json(path: &str, e: serde_json::Error) -> Self {
-        IngestError::Parse {
-            path: path.into(),
-            line: e.line(),
-            column: e.column(),
-            msg: e.to_string(),
-        }
+        IngestError::Parse { path: path.into(), line: e.line(), column: e.column(), msg: e.to_string() }
     }
     pub(crate) fn yaml(path: &str, e: serde_yaml_ng::Error) -> Self {
-        let (line, column) = e
-            .location()
-            .map(|l| (l.line(), l.column()))
-            .unwrap_or((0, 0));
-        IngestError::Parse {
-            path: path.into(),
-            line,
-            column,
-            msg: e.to_string(),
-        }
+        let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
+        IngestError::Parse { path: path.into(), line, column, msg: e.to_string() }
     }
 }

@@ -115,9 +115,7 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
             api::read_loose_file(p, c)
         }
     } else {
-        Err(IngestError::NotInput {
-            path: p.display().to_string(),
-        })
+        Err(IngestError::NotInput { path: p.display().to_string() })
     }
 }
 
@@ -128,18 +126,12 @@ pub fn scan_node_logs(root: &Path, opts: &Options) -> Result<Vec<LogFileHits>, I
     let mut files = Vec::new();
     for e in rd.flatten() {
         if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-            files.extend(logs::list_log_files(
-                &e.file_name().to_string_lossy(),
-                &e.path(),
-            ));
+            files.extend(logs::list_log_files(&e.file_name().to_string_lossy(), &e.path()));
         }
     }
     use rayon::prelude::*;
     let root_s = root.display().to_string();
-    Ok(files
-        .par_iter()
-        .map(|(node, p)| logs::scan_file(&opts.catalog, &opts.limits, node, p, &root_s))
-        .collect())
+    Ok(files.par_iter().map(|(node, p)| logs::scan_file(&opts.catalog, &opts.limits, node, p, &root_s)).collect())
 }
 
 /// Settle the capture time: `--now`, then the manifest, then the newest timestamp.
@@ -151,9 +143,7 @@ pub(crate) fn settle_now(snap: &mut Snapshot, flag: Option<Time>, manifest: Opti
     } else if let Some(t) = snap.newest_timestamp() {
         (Some(t), NowSource::NewestTimestamp)
     } else {
-        snap.source
-            .warnings
-            .push("no timestamp in the input: using the current time as capture time".into());
+        snap.source.warnings.push("no timestamp in the input: using the current time as capture time".into());
         (Some(Time::now()), NowSource::Clock)
     };
     snap.source.captured_at = t;

@@ -35,11 +35,7 @@ pub struct LogFileHits {
 const KEEP_LINE: usize = 16 * 1024;
 
 pub(crate) fn collect_hit(out: &mut Vec<OwnedHit>, h: RawHit<'_>) {
-    out.push(OwnedHit {
-        sig: h.sig,
-        line_no: h.line_no,
-        line: h.line[..h.line.len().min(KEEP_LINE)].to_vec(),
-    });
+    out.push(OwnedHit { sig: h.sig, line_no: h.line_no, line: h.line[..h.line.len().min(KEEP_LINE)].to_vec() });
 }
 
 /// Files under `_nodes/<node>/` (and one level of subdirectories), sorted.
@@ -56,9 +52,7 @@ pub(crate) fn list_log_files(node: &str, dir: &Path) -> Vec<(String, PathBuf)> {
             match e.file_type() {
                 // Subdirectories such as `journal/` are read one level deep; a directory named like a
                 // log file is reported by `scan_file`.
-                Ok(t) if t.is_dir() && depth == 0 && !name.contains('.') => {
-                    stack.push((e.path(), 1))
-                }
+                Ok(t) if t.is_dir() && depth == 0 && !name.contains('.') => stack.push((e.path(), 1)),
                 Ok(_) => out.push((node.to_string(), e.path())),
                 Err(_) => {}
             }
@@ -73,22 +67,9 @@ pub(crate) fn is_log_name(name: &str) -> bool {
 }
 
 /// Scan one node log file on disk. Problems become warnings; the file is never fatal.
-pub(crate) fn scan_file(
-    cat: &Catalog,
-    limits: &Limits,
-    node: &str,
-    p: &Path,
-    root: &str,
-) -> LogFileHits {
-    let rel = p
-        .strip_prefix(root)
-        .map(|r| r.display().to_string())
-        .unwrap_or_else(|_| p.display().to_string());
-    let mut out = LogFileHits {
-        node: node.into(),
-        file: rel.clone(),
-        ..Default::default()
-    };
+pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, root: &str) -> LogFileHits {
+    let rel = p.strip_prefix(root).map(|r| r.display().to_string()).unwrap_or_else(|_| p.display().to_string());
+    let mut out = LogFileHits { node: node.into(), file: rel.clone(), ..Default::default() };
     let meta = match fs::symlink_metadata(p) {
         Ok(m) => m,
         Err(e) => {
@@ -123,11 +104,7 @@ pub(crate) fn scan_file(
         return out;
     }
     if meta.len() > limits.max_log_file_bytes {
-        out.warnings.push(format!(
-            "{rel}: {} bytes, only the first {} read",
-            meta.len(),
-            limits.max_log_file_bytes
-        ));
+        out.warnings.push(format!("{rel}: {} bytes, only the first {} read", meta.len(), limits.max_log_file_bytes));
         scan_stream(cat, limits, f, &mut out);
         return out;
     }
@@ -146,29 +123,22 @@ pub(crate) fn scan_file(
 /// Scan a stream (a gzip member, an archive entry).
 pub(crate) fn scan_stream(cat: &Catalog, limits: &Limits, r: impl Read, out: &mut LogFileHits) {
     let hits = &mut out.hits;
-    let res = scan_reader(
-        cat,
-        r,
-        ChunkLimits {
-            chunk: 8 << 20,
-            max_bytes: limits.max_log_file_bytes,
-        },
-        &mut |h: RawHit<'_>| collect_hit(hits, h),
-    );
+    let res =
+        scan_reader(cat, r, ChunkLimits { chunk: 8 << 20, max_bytes: limits.max_log_file_bytes }, &mut |h: RawHit<
+            '_,
+        >| {
+            collect_hit(hits, h)
+        });
     match res {
         Ok(s) => {
             out.bytes = s.bytes;
             if s.truncated {
-                out.warnings.push(format!(
-                    "{}: over {} bytes; the rest was not read",
-                    out.file, limits.max_log_file_bytes
-                ));
+                out.warnings
+                    .push(format!("{}: over {} bytes; the rest was not read", out.file, limits.max_log_file_bytes));
             }
             if s.long_lines > 0 {
-                out.warnings.push(format!(
-                    "{}: {} line(s) longer than 8 MiB scanned in pieces",
-                    out.file, s.long_lines
-                ));
+                out.warnings
+                    .push(format!("{}: {} line(s) longer than 8 MiB scanned in pieces", out.file, s.long_lines));
             }
         }
         Err(e) => out.warnings.push(format!(
@@ -231,15 +201,8 @@ impl<'a> Attribution<'a> {
                 let cid = by_container.map(|(_, c): (&str, &str)| c.to_string());
                 return (Some(s.to_string()), cid);
             }
-            if by_container.is_none()
-                && (s.len() == 64 || s.len() == 12)
-                && s.bytes().all(|c| c.is_ascii_hexdigit())
-            {
-                let hit = if s.len() == 64 {
-                    self.containers.get(s)
-                } else {
-                    self.short_containers.get(s)
-                };
+            if by_container.is_none() && (s.len() == 64 || s.len() == 12) && s.bytes().all(|c| c.is_ascii_hexdigit()) {
+                let hit = if s.len() == 64 { self.containers.get(s) } else { self.short_containers.get(s) };
                 if let Some(uid) = hit {
                     by_container = Some((*uid, s));
                 }
@@ -260,11 +223,7 @@ impl<'a> Attribution<'a> {
 /// Lossy UTF-8, control characters made visible, capped.
 pub fn evidence_text(line: &[u8], max: usize) -> String {
     let s = String::from_utf8_lossy(&line[..line.len().min(max)]);
-    let mut out: String = s
-        .trim()
-        .chars()
-        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-        .collect();
+    let mut out: String = s.trim().chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect();
     if line.len() > max {
         out.push('…');
     }
@@ -290,17 +249,9 @@ fn fold_key(msg: &[u8]) -> Vec<u8> {
 }
 
 /// Parse times, attribute to pods, and fold repeated lines of the same signature and subject.
-pub fn attribute_and_fold(
-    snap: &Snapshot,
-    files: Vec<LogFileHits>,
-    opts: &Options,
-    now: Time,
-) -> Vec<LogHit> {
+pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Options, now: Time) -> Vec<LogHit> {
     let attr = Attribution::new(snap);
-    let ctx = TimeCtx {
-        reference: now,
-        tz: opts.log_tz.clone(),
-    };
+    let ctx = TimeCtx { reference: now, tz: opts.log_tz.clone() };
     let mut out: Vec<LogHit> = Vec::new();
     for f in files {
         let mut folded: HashMap<(usize, Option<String>, Vec<u8>), usize> = HashMap::new();

@@ -42,10 +42,7 @@ pub struct TimeCtx {
 
 impl TimeCtx {
     pub fn utc(reference: Timestamp) -> Self {
-        TimeCtx {
-            reference,
-            tz: TimeZone::UTC,
-        }
+        TimeCtx { reference, tz: TimeZone::UTC }
     }
 }
 
@@ -62,9 +59,8 @@ pub struct Line<'a> {
     pub message: Cow<'a, [u8]>,
 }
 
-const MONTHS: [&[u8; 3]; 12] = [
-    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
-];
+const MONTHS: [&[u8; 3]; 12] =
+    [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
 
 fn month_of(b: &[u8]) -> Option<i8> {
     let b = b.get(..3)?;
@@ -96,10 +92,7 @@ fn clock(b: &[u8]) -> Option<(CivilTime, usize)> {
     let mut used = 8;
     let mut nanos = 0i32;
     if b.get(8) == Some(&b'.') {
-        let frac_end = b[9..]
-            .iter()
-            .position(|c| !c.is_ascii_digit())
-            .map_or(b.len(), |p| p + 9);
+        let frac_end = b[9..].iter().position(|c| !c.is_ascii_digit()).map_or(b.len(), |p| p + 9);
         let frac = &b[9..frac_end];
         let mut scale = 100_000_000;
         for &c in frac.iter().take(9) {
@@ -221,19 +214,12 @@ fn journal_json(line: &[u8]) -> Option<Line<'_>> {
     let o = v.as_object()?;
     let time = o
         .get("__REALTIME_TIMESTAMP")
-        .and_then(|t| {
-            t.as_str()
-                .and_then(|s| s.parse::<i64>().ok())
-                .or_else(|| t.as_i64())
-        })
+        .and_then(|t| t.as_str().and_then(|s| s.parse::<i64>().ok()).or_else(|| t.as_i64()))
         .and_then(|us| Timestamp::from_microsecond(us).ok());
     let message: Vec<u8> = match o.get("MESSAGE")? {
         serde_json::Value::String(s) => s.as_bytes().to_vec(),
         // journald exports non-UTF-8 messages as an array of bytes.
-        serde_json::Value::Array(a) => a
-            .iter()
-            .filter_map(|x| x.as_u64().map(|n| n as u8))
-            .collect(),
+        serde_json::Value::Array(a) => a.iter().filter_map(|x| x.as_u64().map(|n| n as u8)).collect(),
         _ => return None,
     };
     let ident = o
@@ -334,22 +320,20 @@ pub fn parse_line<'a>(ctx: &TimeCtx, line: &'a [u8]) -> Line<'a> {
                 message: Cow::Borrowed(msg),
             }
         }
-        b'I' | b'W' | b'E' | b'F' if line.len() > 5 && line[1].is_ascii_digit() => {
-            match parse_klog_header(ctx, line) {
-                Some(ts) => {
-                    let msg = memchr::memmem::find(line, b"] ").map_or(line, |i| &line[i + 2..]);
-                    Line {
-                        format: Format::Klog,
-                        time: Some(ts),
-                        inferred: true,
-                        host: b"",
-                        ident: Cow::Borrowed(b""),
-                        message: Cow::Borrowed(msg),
-                    }
+        b'I' | b'W' | b'E' | b'F' if line.len() > 5 && line[1].is_ascii_digit() => match parse_klog_header(ctx, line) {
+            Some(ts) => {
+                let msg = memchr::memmem::find(line, b"] ").map_or(line, |i| &line[i + 2..]);
+                Line {
+                    format: Format::Klog,
+                    time: Some(ts),
+                    inferred: true,
+                    host: b"",
+                    ident: Cow::Borrowed(b""),
+                    message: Cow::Borrowed(msg),
                 }
-                None => unknown(),
             }
-        }
+            None => unknown(),
+        },
         b't' if line.starts_with(b"time=") => Line {
             format: Format::Logfmt,
             time: parse_logfmt_time(line),
@@ -515,10 +499,7 @@ mod tests {
     #[test]
     fn best_time_prefers_embedded_precise_time() {
         let c = ctx();
-        let l = parse_line(
-            &c,
-            b"Mar 22 07:23:22 h dockerd: time=\"2023-03-22T15:23:22.5+08:00\" level=info msg=\"x\"",
-        );
+        let l = parse_line(&c, b"Mar 22 07:23:22 h dockerd: time=\"2023-03-22T15:23:22.5+08:00\" level=info msg=\"x\"");
         let (t, inferred) = best_time(&c, &l);
         assert_eq!(t.unwrap().to_string(), "2023-03-22T07:23:22.5Z");
         assert!(!inferred);

@@ -34,12 +34,7 @@ fn count_lines(b: &[u8]) -> u64 {
 /// Scan a buffer of whole lines. `first_line` is the number of the buffer's first line. Returns the
 /// number of newlines up to the end of the last matching line and that line's end offset, so that a
 /// caller can continue counting from there.
-pub fn scan_slice(
-    cat: &Catalog,
-    buf: &[u8],
-    first_line: u64,
-    sink: &mut impl Sink,
-) -> (u64, usize) {
+pub fn scan_slice(cat: &Catalog, buf: &[u8], first_line: u64, sink: &mut impl Sink) -> (u64, usize) {
     let ac = cat.automaton();
     let finder = cat.finder();
     let mut pos = 0usize;
@@ -63,10 +58,7 @@ pub fn scan_slice(
             }
             on_line.push(sig);
             let s = cat.get(sig);
-            if s.also
-                .iter()
-                .all(|a| memchr::memmem::find(line, a.as_bytes()).is_some())
-            {
+            if s.also.iter().all(|a| memchr::memmem::find(line, a.as_bytes()).is_some()) {
                 sink.hit(RawHit { sig, line_no, line });
             }
         }
@@ -86,10 +78,7 @@ pub struct ChunkLimits {
 
 impl Default for ChunkLimits {
     fn default() -> Self {
-        ChunkLimits {
-            chunk: 8 << 20,
-            max_bytes: 64 << 30,
-        }
+        ChunkLimits { chunk: 8 << 20, max_bytes: 64 << 30 }
     }
 }
 
@@ -122,8 +111,7 @@ pub fn scan_reader(
             stats.truncated = r.read(&mut probe)? > 0;
             break;
         }
-        let want = (buf.len() - filled)
-            .min((limits.max_bytes - stats.bytes).min(usize::MAX as u64) as usize);
+        let want = (buf.len() - filled).min((limits.max_bytes - stats.bytes).min(usize::MAX as u64) as usize);
         let n = match r.read(&mut buf[filled..filled + want]) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -167,22 +155,9 @@ mod tests {
     fn collect(cat: &Catalog, data: &[u8], chunk: usize) -> Vec<(String, u64, String)> {
         let mut out = Vec::new();
         let mut sink = |h: RawHit<'_>| {
-            out.push((
-                cat.get(h.sig).id.clone(),
-                h.line_no,
-                String::from_utf8_lossy(h.line).into_owned(),
-            ))
+            out.push((cat.get(h.sig).id.clone(), h.line_no, String::from_utf8_lossy(h.line).into_owned()))
         };
-        scan_reader(
-            cat,
-            data,
-            ChunkLimits {
-                chunk,
-                max_bytes: u64::MAX,
-            },
-            &mut sink,
-        )
-        .unwrap();
+        scan_reader(cat, data, ChunkLimits { chunk, max_bytes: u64::MAX }, &mut sink).unwrap();
         out
     }
 
@@ -203,10 +178,7 @@ Mar 22 15:23:26 n kernel: nfs: server 10.0.0.5 not responding, still trying";
             ("nfs-not-responding".to_string(), 6),
         ];
         for chunk in [64, 100, 333, 1 << 20] {
-            let got: Vec<_> = collect(&cat, LOG, chunk)
-                .into_iter()
-                .map(|(id, n, _)| (id, n))
-                .collect();
+            let got: Vec<_> = collect(&cat, LOG, chunk).into_iter().map(|(id, n, _)| (id, n)).collect();
             if chunk >= 256 {
                 assert_eq!(got, want, "chunk {chunk}");
             } else {
@@ -225,16 +197,8 @@ Mar 22 15:23:26 n kernel: nfs: server 10.0.0.5 not responding, still trying";
         data.extend_from_slice(b" PLEG is not healthy\nnext line PLEG is not healthy\n");
         let mut hits = Vec::new();
         let mut sink = |h: RawHit<'_>| hits.push((h.line_no, h.line.len()));
-        let stats = scan_reader(
-            &cat,
-            &data[..],
-            ChunkLimits {
-                chunk: 1 << 20,
-                max_bytes: u64::MAX,
-            },
-            &mut sink,
-        )
-        .unwrap();
+        let stats =
+            scan_reader(&cat, &data[..], ChunkLimits { chunk: 1 << 20, max_bytes: u64::MAX }, &mut sink).unwrap();
         assert!(stats.long_lines >= 2);
         assert!(hits.iter().all(|(_, len)| *len <= 1 << 20));
         assert_eq!(hits.last().unwrap().0, 2);
@@ -244,16 +208,7 @@ Mar 22 15:23:26 n kernel: nfs: server 10.0.0.5 not responding, still trying";
     fn max_bytes_truncates() {
         let cat = Catalog::builtin();
         let mut sink = |_: RawHit<'_>| {};
-        let s = scan_reader(
-            &cat,
-            LOG,
-            ChunkLimits {
-                chunk: 64,
-                max_bytes: 100,
-            },
-            &mut sink,
-        )
-        .unwrap();
+        let s = scan_reader(&cat, LOG, ChunkLimits { chunk: 64, max_bytes: 100 }, &mut sink).unwrap();
         assert!(s.truncated);
         assert_eq!(s.bytes, 100);
     }
@@ -262,17 +217,9 @@ Mar 22 15:23:26 n kernel: nfs: server 10.0.0.5 not responding, still trying";
     fn slice_and_reader_agree() {
         let cat = Catalog::builtin();
         let mut a = Vec::new();
-        scan_slice(&cat, LOG, 1, &mut |h: RawHit<'_>| {
-            a.push((h.sig, h.line_no))
-        });
-        let b: Vec<_> = collect(&cat, LOG, 1 << 16)
-            .into_iter()
-            .map(|(id, n, _)| (id, n))
-            .collect();
-        let a: Vec<_> = a
-            .into_iter()
-            .map(|(s, n)| (cat.get(s).id.clone(), n))
-            .collect();
+        scan_slice(&cat, LOG, 1, &mut |h: RawHit<'_>| a.push((h.sig, h.line_no)));
+        let b: Vec<_> = collect(&cat, LOG, 1 << 16).into_iter().map(|(id, n, _)| (id, n)).collect();
+        let a: Vec<_> = a.into_iter().map(|(s, n)| (cat.get(s).id.clone(), n)).collect();
         assert_eq!(a, b);
     }
 }

@@ -30,11 +30,7 @@ pub enum SignatureError {
     #[error("{file}: {msg}")]
     Parse { file: String, msg: String },
     #[error("{file}: signature {id:?}: {msg}")]
-    Invalid {
-        file: String,
-        id: String,
-        msg: String,
-    },
+    Invalid { file: String, id: String, msg: String },
 }
 
 const BUILTIN: &str = include_str!("signatures.yaml");
@@ -112,23 +108,11 @@ impl Catalog {
 
 fn parse(file: &str, text: &str) -> Result<Vec<Signature>, SignatureError> {
     let sigs: Vec<Signature> =
-        serde_yaml_ng::from_str(text).map_err(|e| SignatureError::Parse {
-            file: file.into(),
-            msg: e.to_string(),
-        })?;
+        serde_yaml_ng::from_str(text).map_err(|e| SignatureError::Parse { file: file.into(), msg: e.to_string() })?;
     let mut seen = std::collections::HashSet::new();
     for s in &sigs {
-        let bad = |msg: &str| SignatureError::Invalid {
-            file: file.into(),
-            id: s.id.clone(),
-            msg: msg.into(),
-        };
-        if s.id.is_empty()
-            || !s
-                .id
-                .bytes()
-                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
-        {
+        let bad = |msg: &str| SignatureError::Invalid { file: file.into(), id: s.id.clone(), msg: msg.into() };
+        if s.id.is_empty() || !s.id.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_') {
             return Err(bad("id must be non-empty [A-Za-z0-9_-]"));
         }
         if s.pattern.len() < 4 {

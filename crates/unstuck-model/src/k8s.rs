@@ -39,10 +39,7 @@ fn kept_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, 
         fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
             d.deserialize_map(V)
         }
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut m: A,
-        ) -> Result<Self::Value, A::Error> {
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
             let mut out = BTreeMap::new();
             while let Some(k) = m.next_key::<String>()? {
                 if KEPT_ANNOTATIONS.contains(&k.as_str()) {
@@ -92,9 +89,7 @@ pub struct ObjectMeta {
 impl ObjectMeta {
     /// The owner reference marked `controller: true`.
     pub fn controller(&self) -> Option<&OwnerRef> {
-        self.owner_references
-            .iter()
-            .find(|o| o.controller == Some(true))
+        self.owner_references.iter().find(|o| o.controller == Some(true))
     }
 }
 
@@ -199,8 +194,7 @@ impl<'de> Deserialize<'de> for Present {
 
 impl Serialize for Present {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_map(Some(0))
-            .and_then(serde::ser::SerializeMap::end)
+        s.serialize_map(Some(0)).and_then(serde::ser::SerializeMap::end)
     }
 }
 
@@ -309,14 +303,10 @@ impl Pod {
     }
     /// The runtime container IDs (`docker://…`, `containerd://…`) without the scheme.
     pub fn container_ids(&self) -> impl Iterator<Item = &str> {
-        self.status
-            .container_statuses
-            .iter()
-            .chain(&self.status.init_container_statuses)
-            .filter_map(|c| {
-                let id = c.container_id.rsplit("://").next().unwrap_or("");
-                (!id.is_empty()).then_some(id)
-            })
+        self.status.container_statuses.iter().chain(&self.status.init_container_statuses).filter_map(|c| {
+            let id = c.container_id.rsplit("://").next().unwrap_or("");
+            (!id.is_empty()).then_some(id)
+        })
     }
     /// What `kubectl get pods` prints in the STATUS column (the subset that matters here).
     pub fn display_state(&self) -> String {
@@ -406,12 +396,7 @@ impl Node {
     }
     /// The runtime name from `containerRuntimeVersion` (`docker`, `containerd`, `cri-o`…).
     pub fn runtime(&self) -> &str {
-        self.status
-            .node_info
-            .container_runtime_version
-            .split("://")
-            .next()
-            .unwrap_or("")
+        self.status.node_info.container_runtime_version.split("://").next().unwrap_or("")
     }
 }
 
@@ -437,10 +422,7 @@ pub struct Event {
 impl Event {
     /// The best time the event carries (last seen).
     pub fn time(&self) -> Option<Time> {
-        self.last_timestamp
-            .or(self.event_time)
-            .or(self.first_timestamp)
-            .or(self.metadata.creation_timestamp)
+        self.last_timestamp.or(self.event_time).or(self.first_timestamp).or(self.metadata.creation_timestamp)
     }
     pub fn component(&self) -> &str {
         if self.source.component.is_empty() {

@@ -4,9 +4,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
-use crate::{
-    Deployment, Event, Lease, LogHit, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet, Time,
-};
+use crate::{Deployment, Event, Lease, LogHit, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet, Time};
 
 /// Where the capture time came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -80,12 +78,7 @@ impl Snapshot {
             for c in &p.status.conditions {
                 see(c.last_transition_time);
             }
-            for cs in p
-                .status
-                .container_statuses
-                .iter()
-                .chain(&p.status.init_container_statuses)
-            {
+            for cs in p.status.container_statuses.iter().chain(&p.status.init_container_statuses) {
                 see(cs.state.running.as_ref().and_then(|r| r.started_at));
                 see(cs.state.terminated.as_ref().and_then(|t| t.finished_at));
             }
@@ -107,20 +100,13 @@ impl Snapshot {
         self.nodes.sort_by_key(|o| key(&o.metadata));
         self.pods.sort_by_key(|o| key(&o.metadata));
         self.events.sort_by(|a, b| {
-            (
-                a.time(),
-                &a.metadata.namespace,
-                &a.metadata.name,
-                &a.reason,
-                &a.message,
-            )
-                .cmp(&(
-                    b.time(),
-                    &b.metadata.namespace,
-                    &b.metadata.name,
-                    &b.reason,
-                    &b.message,
-                ))
+            (a.time(), &a.metadata.namespace, &a.metadata.name, &a.reason, &a.message).cmp(&(
+                b.time(),
+                &b.metadata.namespace,
+                &b.metadata.name,
+                &b.reason,
+                &b.message,
+            ))
         });
         self.deployments.sort_by_key(|o| key(&o.metadata));
         self.replica_sets.sort_by_key(|o| key(&o.metadata));
@@ -129,9 +115,8 @@ impl Snapshot {
         self.jobs.sort_by_key(|o| key(&o.metadata));
         self.pvcs.sort_by_key(|o| key(&o.metadata));
         self.leases.sort_by_key(|o| key(&o.metadata));
-        self.log_hits.sort_by(|a, b| {
-            (&a.node, &a.file, a.line, &a.signature).cmp(&(&b.node, &b.file, b.line, &b.signature))
-        });
+        self.log_hits
+            .sort_by(|a, b| (&a.node, &a.file, a.line, &a.signature).cmp(&(&b.node, &b.file, b.line, &b.signature)));
     }
 
     pub fn index(&self) -> Index<'_> {
@@ -160,30 +145,14 @@ impl<'a> Index<'a> {
     pub fn new(snap: &'a Snapshot) -> Self {
         let mut ix = Index {
             snap,
-            node_by_name: snap
-                .nodes
-                .iter()
-                .map(|n| (n.metadata.name.as_str(), n))
-                .collect(),
+            node_by_name: snap.nodes.iter().map(|n| (n.metadata.name.as_str(), n)).collect(),
             pod_by_uid: HashMap::default(),
             pods_by_node: HashMap::default(),
             events_by_uid: HashMap::default(),
             events_by_name: HashMap::default(),
-            rs_by_uid: snap
-                .replica_sets
-                .iter()
-                .map(|o| (o.metadata.uid.as_str(), o))
-                .collect(),
-            deployment_by_uid: snap
-                .deployments
-                .iter()
-                .map(|o| (o.metadata.uid.as_str(), o))
-                .collect(),
-            sts_by_uid: snap
-                .stateful_sets
-                .iter()
-                .map(|o| (o.metadata.uid.as_str(), o))
-                .collect(),
+            rs_by_uid: snap.replica_sets.iter().map(|o| (o.metadata.uid.as_str(), o)).collect(),
+            deployment_by_uid: snap.deployments.iter().map(|o| (o.metadata.uid.as_str(), o)).collect(),
+            sts_by_uid: snap.stateful_sets.iter().map(|o| (o.metadata.uid.as_str(), o)).collect(),
             lease_by_node: snap
                 .leases
                 .iter()
@@ -198,10 +167,7 @@ impl<'a> Index<'a> {
                 ix.pod_by_uid.insert(&p.metadata.uid, p);
             }
             if !p.spec.node_name.is_empty() {
-                ix.pods_by_node
-                    .entry(&p.spec.node_name)
-                    .or_default()
-                    .push(p);
+                ix.pods_by_node.entry(&p.spec.node_name).or_default().push(p);
             }
         }
         for e in &snap.events {
@@ -209,10 +175,7 @@ impl<'a> Index<'a> {
             if !o.uid.is_empty() {
                 ix.events_by_uid.entry(&o.uid).or_default().push(e);
             }
-            ix.events_by_name
-                .entry((o.kind.as_str(), o.namespace.as_str(), o.name.as_str()))
-                .or_default()
-                .push(e);
+            ix.events_by_name.entry((o.kind.as_str(), o.namespace.as_str(), o.name.as_str())).or_default().push(e);
         }
         for h in &snap.log_hits {
             ix.hits_by_node.entry(&h.node).or_default().push(h);
@@ -226,16 +189,9 @@ impl<'a> Index<'a> {
     /// Events about a pod: by UID, or by name when the event has no UID (or names an older pod of
     /// the same name, which we exclude when the UIDs disagree).
     pub fn pod_events(&self, pod: &Pod) -> Vec<&'a Event> {
-        let mut out: Vec<&Event> = self
-            .events_by_uid
-            .get(pod.metadata.uid.as_str())
-            .cloned()
-            .unwrap_or_default();
-        if let Some(v) = self.events_by_name.get(&(
-            "Pod",
-            pod.metadata.namespace.as_str(),
-            pod.metadata.name.as_str(),
-        )) {
+        let mut out: Vec<&Event> = self.events_by_uid.get(pod.metadata.uid.as_str()).cloned().unwrap_or_default();
+        if let Some(v) = self.events_by_name.get(&("Pod", pod.metadata.namespace.as_str(), pod.metadata.name.as_str()))
+        {
             for e in v {
                 if e.involved_object.uid.is_empty() {
                     out.push(e);
@@ -272,22 +228,14 @@ impl<'a> Index<'a> {
 
     pub fn pod_statefulset(&self, pod: &Pod) -> Option<&'a StatefulSet> {
         let o = pod.metadata.controller()?;
-        (o.kind == "StatefulSet")
-            .then(|| self.sts_by_uid.get(o.uid.as_str()).copied())
-            .flatten()
+        (o.kind == "StatefulSet").then(|| self.sts_by_uid.get(o.uid.as_str()).copied()).flatten()
     }
 
     pub fn pod_hits(&self, pod: &Pod) -> &[&'a LogHit] {
-        self.hits_by_pod
-            .get(pod.metadata.uid.as_str())
-            .map(|v| v.as_slice())
-            .unwrap_or(&[])
+        self.hits_by_pod.get(pod.metadata.uid.as_str()).map(|v| v.as_slice()).unwrap_or(&[])
     }
 
     pub fn node_hits(&self, node: &str) -> &[&'a LogHit] {
-        self.hits_by_node
-            .get(node)
-            .map(|v| v.as_slice())
-            .unwrap_or(&[])
+        self.hits_by_node.get(node).map(|v| v.as_slice()).unwrap_or(&[])
     }
 }

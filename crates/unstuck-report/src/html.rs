@@ -45,11 +45,7 @@ fn svg_timeline(f: &Finding, now: Time) -> String {
     let mut s = format!(
         r#"<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img">"#
     );
-    let _ = write!(
-        s,
-        r##"<line x1="20" y1="20" x2="{}" y2="20" stroke="#888"/>"##,
-        w - 20.0
-    );
+    let _ = write!(s, r##"<line x1="20" y1="20" x2="{}" y2="20" stroke="#888"/>"##, w - 20.0);
     for (i, (t, kind, text)) in pts.iter().enumerate() {
         let x = 20.0 + (t.as_millisecond() - t0.as_millisecond()) as f64 / span * (w - 40.0);
         let color = match *kind {

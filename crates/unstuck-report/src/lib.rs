@@ -119,11 +119,9 @@ pub(crate) fn evidence_line(e: &unstuck_rules::Evidence) -> String {
     let mut head = match e.source {
         EvidenceSource::Api => "api".to_string(),
         EvidenceSource::Event => "event".to_string(),
-        EvidenceSource::Log => format!(
-            "log {}:{}",
-            e.file.as_deref().unwrap_or("?"),
-            e.line.map(|l| l.to_string()).unwrap_or_default()
-        ),
+        EvidenceSource::Log => {
+            format!("log {}:{}", e.file.as_deref().unwrap_or("?"), e.line.map(|l| l.to_string()).unwrap_or_default())
+        }
     };
     if let Some(t) = e.time {
         head.push_str(&format!(" @{}", t.strftime("%Y-%m-%d %H:%M:%S")));

@@ -7,10 +7,7 @@ use unstuck_rules::Target;
 use crate::{clean, evidence_line, now_source_text, Report};
 
 fn md(s: &str) -> String {
-    clean(s)
-        .replace('|', "\\|")
-        .replace('`', "'")
-        .replace('<', "&lt;")
+    clean(s).replace('|', "\\|").replace('`', "'").replace('<', "&lt;")
 }
 
 pub fn render_markdown(r: &Report) -> String {
@@ -38,7 +35,10 @@ pub fn render_markdown(r: &Report) -> String {
         let _ = writeln!(o, "Nothing is stuck.");
         return o;
     }
-    let _ = writeln!(o, "| # | severity | rule | subject | node | state | stuck | summary |\n|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        o,
+        "| # | severity | rule | subject | node | state | stuck | summary |\n|---|---|---|---|---|---|---|---|"
+    );
     for (i, f) in r.findings.iter().enumerate() {
         let _ = writeln!(
             o,
@@ -54,20 +54,10 @@ pub fn render_markdown(r: &Report) -> String {
         );
     }
     for (i, f) in r.findings.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "\n## {}. `{}` {}\n",
-            i + 1,
-            f.rule,
-            md(&f.subject.display())
-        );
+        let _ = writeln!(o, "\n## {}. `{}` {}\n", i + 1, f.rule, md(&f.subject.display()));
         let _ = writeln!(o, "{}\n", md(&f.summary));
         if !f.blocks.is_empty() {
-            let b: Vec<String> = f
-                .blocks
-                .iter()
-                .map(|b| format!("{} {}/{}", b.kind, b.namespace, b.name))
-                .collect();
+            let b: Vec<String> = f.blocks.iter().map(|b| format!("{} {}/{}", b.kind, b.namespace, b.name)).collect();
             let _ = writeln!(o, "Blocks: {}\n", md(&b.join(", ")));
         }
         if !f.pods.is_empty() {
@@ -78,10 +68,7 @@ pub fn render_markdown(r: &Report) -> String {
                     "- {}/{}{}",
                     md(&p.namespace),
                     md(&p.name),
-                    p.note
-                        .as_ref()
-                        .map(|n| format!(" ({})", md(n)))
-                        .unwrap_or_default()
+                    p.note.as_ref().map(|n| format!(" ({})", md(n))).unwrap_or_default()
                 );
             }
             let _ = writeln!(o);

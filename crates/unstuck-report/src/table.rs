@@ -50,16 +50,8 @@ fn cut(s: &str, w: usize) -> String {
 pub fn render_table(r: &Report, color: bool) -> String {
     let st = Style { on: color };
     let mut o = String::new();
-    let nodes = r
-        .findings
-        .iter()
-        .filter(|f| f.subject.kind == "Node")
-        .count();
-    let workloads = r
-        .findings
-        .iter()
-        .filter(|f| f.subject.kind != "Node" && f.subject.kind != "Pod")
-        .count();
+    let nodes = r.findings.iter().filter(|f| f.subject.kind == "Node").count();
+    let workloads = r.findings.iter().filter(|f| f.subject.kind != "Node" && f.subject.kind != "Pod").count();
     let _ = writeln!(
         o,
         "{} {} stuck pod(s), {} node(s) with problems, {} blocked workload(s) — {} pods checked, captured {} ({})",
@@ -72,10 +64,7 @@ pub fn render_table(r: &Report, color: bool) -> String {
         now_source_text(r.captured_at_source)
     );
     if let Some(tz) = &r.input.log_time_zone {
-        let _ = writeln!(
-            o,
-            "  node log times without a zone read as {tz}; years inferred from the capture time"
-        );
+        let _ = writeln!(o, "  node log times without a zone read as {tz}; years inferred from the capture time");
     }
     for w in &r.warnings {
         let _ = writeln!(o, "{} {}", st.paint("33", "warning:"), clean(w));
@@ -87,29 +76,16 @@ pub fn render_table(r: &Report, color: bool) -> String {
     // Table grouped by node.
     let mut groups: Vec<(String, Vec<&unstuck_rules::Finding>)> = Vec::new();
     for f in r.findings.iter().filter(|f| f.subject.kind == "Pod") {
-        let node = if f.subject.node.is_empty() {
-            "(no node)".to_string()
-        } else {
-            f.subject.node.clone()
-        };
+        let node = if f.subject.node.is_empty() { "(no node)".to_string() } else { f.subject.node.clone() };
         match groups.iter_mut().find(|(n, _)| *n == node) {
             Some((_, v)) => v.push(f),
             None => groups.push((node, vec![f])),
         }
     }
     for (node, pods) in &groups {
-        let nf = r
-            .findings
-            .iter()
-            .find(|f| f.subject.kind == "Node" && f.subject.name == *node);
+        let nf = r.findings.iter().find(|f| f.subject.kind == "Node" && f.subject.name == *node);
         let head = match nf {
-            Some(nf) => format!(
-                "NODE {} — {} — {}: {}",
-                clean(node),
-                nf.state,
-                nf.rule,
-                clean(&nf.summary)
-            ),
+            Some(nf) => format!("NODE {} — {} — {}: {}", clean(node), nf.state, nf.rule, clean(&nf.summary)),
             None => format!("NODE {}", clean(node)),
         };
         let _ = writeln!(o, "\n{}", st.paint("1", &head));
@@ -143,31 +119,15 @@ pub fn render_table(r: &Report, color: bool) -> String {
                 "\n{}",
                 st.paint(
                     "1",
-                    &format!(
-                        "NODE {} — {} — {}: {}",
-                        clean(&nf.subject.name),
-                        nf.state,
-                        nf.rule,
-                        clean(&nf.summary)
-                    )
+                    &format!("NODE {} — {} — {}: {}", clean(&nf.subject.name), nf.state, nf.rule, clean(&nf.summary))
                 )
             );
         }
     }
     if workloads > 0 {
         let _ = writeln!(o, "\n{}", st.paint("1", "BLOCKED WORKLOADS"));
-        for f in r
-            .findings
-            .iter()
-            .filter(|f| f.subject.kind != "Node" && f.subject.kind != "Pod")
-        {
-            let _ = writeln!(
-                o,
-                "  {} {} — {}",
-                pad(&clean(&f.subject.display()), 44),
-                f.state,
-                clean(&f.summary)
-            );
+        for f in r.findings.iter().filter(|f| f.subject.kind != "Node" && f.subject.kind != "Pod") {
+            let _ = writeln!(o, "  {} {} — {}", pad(&clean(&f.subject.display()), 44), f.state, clean(&f.summary));
         }
     }
     // Details.
@@ -180,30 +140,19 @@ pub fn render_table(r: &Report, color: bool) -> String {
             st.sev(f.severity),
             st.paint("1", &f.rule),
             clean(&f.subject.display()),
-            if f.subject.node.is_empty() {
-                String::new()
-            } else {
-                format!(" on {}", clean(&f.subject.node))
-            }
+            if f.subject.node.is_empty() { String::new() } else { format!(" on {}", clean(&f.subject.node)) }
         );
         let _ = writeln!(
             o,
             "    {}{}",
             clean(&f.summary),
-            f.stuck_for
-                .as_ref()
-                .map(|s| format!(" (stuck {s})"))
-                .unwrap_or_default()
+            f.stuck_for.as_ref().map(|s| format!(" (stuck {s})")).unwrap_or_default()
         );
         if !f.contributing.is_empty() {
             let _ = writeln!(o, "    also matched: {}", f.contributing.join(", "));
         }
         if !f.blocks.is_empty() {
-            let b: Vec<String> = f
-                .blocks
-                .iter()
-                .map(|b| format!("{} {}/{}", b.kind, b.namespace, b.name))
-                .collect();
+            let b: Vec<String> = f.blocks.iter().map(|b| format!("{} {}/{}", b.kind, b.namespace, b.name)).collect();
             let _ = writeln!(o, "    blocks: {}", clean(&b.join(", ")));
         }
         if !f.pods.is_empty() {
@@ -214,10 +163,7 @@ pub fn render_table(r: &Report, color: bool) -> String {
                     "      - {}/{}{}",
                     clean(&p.namespace),
                     clean(&p.name),
-                    p.note
-                        .as_ref()
-                        .map(|n| format!(" ({})", clean(n)))
-                        .unwrap_or_default()
+                    p.note.as_ref().map(|n| format!(" ({})", clean(n))).unwrap_or_default()
                 );
             }
         }

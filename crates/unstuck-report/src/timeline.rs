@@ -18,25 +18,14 @@ pub struct Entry {
 }
 
 fn push(v: &mut Vec<Entry>, time: Option<Time>, source: &'static str, text: String) {
-    v.push(Entry {
-        time,
-        source,
-        text,
-        file: None,
-        line: None,
-    });
+    v.push(Entry { time, source, text, file: None, line: None });
 }
 
 /// Everything known about a pod, in time order (entries without a time last).
 pub fn pod_timeline(ix: &Index<'_>, pod: &Pod) -> Vec<Entry> {
     let mut v = Vec::new();
     let m = &pod.metadata;
-    push(
-        &mut v,
-        m.creation_timestamp,
-        "status",
-        format!("pod {} created (uid {})", pod.key(), m.uid),
-    );
+    push(&mut v, m.creation_timestamp, "status", format!("pod {} created (uid {})", pod.key(), m.uid));
     for c in &pod.status.conditions {
         push(
             &mut v,
@@ -46,37 +35,20 @@ pub fn pod_timeline(ix: &Index<'_>, pod: &Pod) -> Vec<Entry> {
                 "condition {}={}{}",
                 c.type_,
                 c.status,
-                if c.reason.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({}: {})", c.reason, c.message)
-                }
+                if c.reason.is_empty() { String::new() } else { format!(" ({}: {})", c.reason, c.message) }
             ),
         );
     }
-    for cs in pod
-        .status
-        .init_container_statuses
-        .iter()
-        .chain(&pod.status.container_statuses)
-    {
+    for cs in pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses) {
         if let Some(r) = &cs.state.running {
-            push(
-                &mut v,
-                r.started_at,
-                "status",
-                format!("container {:?} running ({})", cs.name, cs.container_id),
-            );
+            push(&mut v, r.started_at, "status", format!("container {:?} running ({})", cs.name, cs.container_id));
         }
         if let Some(t) = &cs.state.terminated {
             push(
                 &mut v,
                 t.finished_at,
                 "status",
-                format!(
-                    "container {:?} terminated: {} exit {}",
-                    cs.name, t.reason, t.exit_code
-                ),
+                format!("container {:?} terminated: {} exit {}", cs.name, t.reason, t.exit_code),
             );
         }
         if let Some(t) = &cs.last_state.terminated {
@@ -84,57 +56,26 @@ pub fn pod_timeline(ix: &Index<'_>, pod: &Pod) -> Vec<Entry> {
                 &mut v,
                 t.finished_at,
                 "status",
-                format!(
-                    "container {:?} previously terminated: {} exit {}",
-                    cs.name, t.reason, t.exit_code
-                ),
+                format!("container {:?} previously terminated: {} exit {}", cs.name, t.reason, t.exit_code),
             );
         }
         if let Some(w) = &cs.state.waiting {
-            push(
-                &mut v,
-                None,
-                "status",
-                format!(
-                    "container {:?} waiting: {} {}",
-                    cs.name, w.reason, w.message
-                ),
-            );
+            push(&mut v, None, "status", format!("container {:?} waiting: {} {}", cs.name, w.reason, w.message));
         }
     }
     if let Some(dt) = m.deletion_timestamp {
         let grace = m.deletion_grace_period_seconds.unwrap_or(0);
         let requested = dt.checked_sub(jiff::SignedDuration::from_secs(grace)).ok();
-        push(
-            &mut v,
-            requested,
-            "status",
-            format!("deletion requested (grace period {grace}s)"),
-        );
-        push(
-            &mut v,
-            Some(dt),
-            "status",
-            "deletion deadline (deletionTimestamp): Terminating from here on".into(),
-        );
+        push(&mut v, requested, "status", format!("deletion requested (grace period {grace}s)"));
+        push(&mut v, Some(dt), "status", "deletion deadline (deletionTimestamp): Terminating from here on".into());
     }
     for e in ix.pod_events(pod) {
-        let count = e
-            .count
-            .filter(|c| *c > 1)
-            .map(|c| format!(" ×{c}"))
-            .unwrap_or_default();
+        let count = e.count.filter(|c| *c > 1).map(|c| format!(" ×{c}")).unwrap_or_default();
         push(
             &mut v,
             e.first_timestamp.or(e.event_time).or(e.last_timestamp),
             "event",
-            format!(
-                "{} {} ({}){count}: {}",
-                e.type_,
-                e.reason,
-                e.component(),
-                e.message
-            ),
+            format!("{} {} ({}){count}: {}", e.type_, e.reason, e.component(), e.message),
         );
     }
     if let Some(n) = ix.node_by_name.get(pod.spec.node_name.as_str()) {
@@ -143,27 +84,14 @@ pub fn pod_timeline(ix: &Index<'_>, pod: &Pod) -> Vec<Entry> {
                 &mut v,
                 c.last_transition_time,
                 "node",
-                format!(
-                    "node {} {}={} ({})",
-                    n.metadata.name, c.type_, c.status, c.reason
-                ),
+                format!("node {} {}={} ({})", n.metadata.name, c.type_, c.status, c.reason),
             );
         }
         for t in &n.spec.taints {
-            push(
-                &mut v,
-                t.time_added,
-                "node",
-                format!("node {} tainted {}:{}", n.metadata.name, t.key, t.effect),
-            );
+            push(&mut v, t.time_added, "node", format!("node {} tainted {}:{}", n.metadata.name, t.key, t.effect));
         }
         for e in ix.node_events(&n.metadata.name) {
-            push(
-                &mut v,
-                e.time(),
-                "node",
-                format!("event {} ({}): {}", e.reason, e.component(), e.message),
-            );
+            push(&mut v, e.time(), "node", format!("event {} ({}): {}", e.reason, e.component(), e.message));
         }
     }
     for h in ix.pod_hits(pod) {
@@ -206,10 +134,7 @@ pub fn render_timeline_html(title: &str, entries: &[Entry]) -> String {
     let _ = write!(o, "<h1>Timeline of {}</h1>", esc(title));
     let timed: Vec<&Entry> = entries.iter().filter(|e| e.time.is_some()).collect();
     if let (Some(first), Some(last)) = (timed.first(), timed.last()) {
-        let (t0, t1) = (
-            first.time.unwrap().as_millisecond(),
-            last.time.unwrap().as_millisecond(),
-        );
+        let (t0, t1) = (first.time.unwrap().as_millisecond(), last.time.unwrap().as_millisecond());
         let span = (t1 - t0).max(1) as f64;
         let w = 1000.0;
         let h = 50 + timed.len() * 16;
@@ -239,21 +164,12 @@ pub fn render_timeline_html(title: &str, entries: &[Entry]) -> String {
     }
     o.push_str("<ol id=\"entries\">");
     for e in entries {
-        let t = e
-            .time
-            .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
-            .unwrap_or_default();
+        let t = e.time.map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()).unwrap_or_default();
         let loc = match (&e.file, e.line) {
             (Some(f), Some(l)) => format!(" <code>{}:{l}</code>", esc(f)),
             _ => String::new(),
         };
-        let _ = write!(
-            o,
-            "<li class=\"{}\">{t} [{}]{loc} {}</li>",
-            e.source,
-            e.source,
-            esc(&e.text)
-        );
+        let _ = write!(o, "<li class=\"{}\">{t} [{}]{loc} {}</li>", e.source, e.source, esc(&e.text));
     }
     o.push_str("</ol></body></html>\n");
     o

@@ -8,8 +8,7 @@ use unstuck_model::{Pod, Snapshot, Time};
 use crate::stuck::classify;
 use crate::util::human;
 use crate::{
-    health, number, Cause, Check, Cx, Evidence, EvidenceSource, Finding, ObjectRef, Severity,
-    StuckPod, Subject,
+    health, number, Cause, Check, Cx, Evidence, EvidenceSource, Finding, ObjectRef, Severity, StuckPod, Subject,
 };
 
 /// What to look at and how strict to be.
@@ -50,11 +49,7 @@ impl Selector {
     pub fn parse(s: &str) -> Result<Vec<Selector>, String> {
         let mut out = Vec::new();
         for term in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            let valid = |k: &str| {
-                !k.is_empty()
-                    && k.bytes()
-                        .all(|c| c.is_ascii_alphanumeric() || b"-_./".contains(&c))
-            };
+            let valid = |k: &str| !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_./".contains(&c));
             let sel = if let Some((k, v)) = term.split_once("!=") {
                 Selector::NotEq(k.trim().into(), v.trim().into())
             } else if let Some((k, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
@@ -65,10 +60,7 @@ impl Selector {
                 Selector::Exists(term.into())
             };
             let k = match &sel {
-                Selector::Eq(k, _)
-                | Selector::NotEq(k, _)
-                | Selector::Exists(k)
-                | Selector::NotExists(k) => k,
+                Selector::Eq(k, _) | Selector::NotEq(k, _) | Selector::Exists(k) | Selector::NotExists(k) => k,
             };
             if !valid(k) {
                 return Err(format!("invalid label selector term {term:?}"));
@@ -100,15 +92,11 @@ pub struct Diagnosis {
 
 fn default_severity(rule: &str) -> Severity {
     match rule {
-        "node-lost"
-        | "runtime-unresponsive"
-        | "pid-exhaustion"
-        | "volume-unmount-hang"
-        | "poststart-exec-hang" => Severity::Critical,
-        "evicted" => Severity::Info,
-        "crash-loop" | "image-pull-failure" | "unschedulable" | "oom-killed" | "stuck-unknown" => {
-            Severity::Warning
+        "node-lost" | "runtime-unresponsive" | "pid-exhaustion" | "volume-unmount-hang" | "poststart-exec-hang" => {
+            Severity::Critical
         }
+        "evicted" => Severity::Info,
+        "crash-loop" | "image-pull-failure" | "unschedulable" | "oom-killed" | "stuck-unknown" => Severity::Warning,
         _ => Severity::Error,
     }
 }
@@ -142,13 +130,7 @@ pub fn pod_event_evidence(cx: &Cx<'_>, pod: &Pod, max: usize) -> Vec<Evidence> {
         .take(max)
         .map(|e| Evidence {
             source: EvidenceSource::Event,
-            text: format!(
-                "{} {} ({}): {}",
-                e.type_,
-                e.reason,
-                e.component(),
-                e.message
-            ),
+            text: format!("{} {} ({}): {}", e.type_, e.reason, e.component(), e.message),
             file: None,
             line: None,
             time: e.first_timestamp.or(e.event_time).or(e.last_timestamp),
@@ -170,17 +152,9 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     let now = snap.source.captured_at.unwrap_or_else(Time::now);
     let ix = snap.index();
     let health = health::compute(&ix, now);
-    let cx = Cx {
-        ix: &ix,
-        now,
-        cfg,
-        health,
-    };
+    let cx = Cx { ix: &ix, now, cfg, health };
     let pods: Vec<&Pod> = snap.pods.iter().filter(|p| selected(cfg, p)).collect();
-    let stuck: Vec<StuckPod> = pods
-        .iter()
-        .filter_map(|p| classify(p, now, cfg.stuck_after))
-        .collect();
+    let stuck: Vec<StuckPod> = pods.iter().filter_map(|p| classify(p, now, cfg.stuck_after)).collect();
     let mut findings: Vec<Finding> = Vec::new();
 
     // Pod findings: the first pod rule that matches is the primary cause.
@@ -208,10 +182,7 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     node_names.sort();
     for name in node_names {
         let h = &cx.health[name];
-        let on_node: Vec<&StuckPod> = stuck
-            .iter()
-            .filter(|s| s.pod.spec.node_name == name)
-            .collect();
+        let on_node: Vec<&StuckPod> = stuck.iter().filter(|s| s.pod.spec.node_name == name).collect();
         let mut first: Option<(&'static str, Cause)> = None;
         let mut contributing = Vec::new();
         for r in crate::catalog() {
@@ -244,22 +215,14 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
                 kind: "Node".into(),
                 name: name.into(),
                 uid: h.node.map(|n| n.metadata.uid.clone()).unwrap_or_default(),
-                resource_version: h
-                    .node
-                    .map(|n| n.metadata.resource_version.clone())
-                    .unwrap_or_default(),
+                resource_version: h.node.map(|n| n.metadata.resource_version.clone()).unwrap_or_default(),
                 ..Default::default()
             },
             state,
             stuck_for_seconds: since.map(|t| now.duration_since(t).as_secs()),
             stuck_for: since.map(|t| human(now.duration_since(t))),
             since,
-            summary: format!(
-                "{} ({} of {} pods on the node stuck)",
-                cause.summary,
-                on_node.len(),
-                h.pods_total
-            ),
+            summary: format!("{} ({} of {} pods on the node stuck)", cause.summary, on_node.len(), h.pods_total),
             blast_radius: Some("node".into()),
             evidence: cause.evidence,
             remediation: number(cause.remediation),
@@ -288,10 +251,7 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
         }
     }
     let mut blocks: HashMap<String, Vec<ObjectRef>> = HashMap::new();
-    for f in findings
-        .iter()
-        .filter(|f| f.subject.kind != "Pod" && f.subject.kind != "Node")
-    {
+    for f in findings.iter().filter(|f| f.subject.kind != "Pod" && f.subject.kind != "Node") {
         for p in &f.pods {
             blocks.entry(p.uid.clone()).or_default().push(ObjectRef {
                 kind: f.subject.kind.clone(),
@@ -333,13 +293,7 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
                 &b.subject.name,
             ))
     });
-    Diagnosis {
-        now,
-        pods_checked: pods.len(),
-        pods_stuck: stuck.len(),
-        nodes_checked: cx.health.len(),
-        findings,
-    }
+    Diagnosis { now, pods_checked: pods.len(), pods_stuck: stuck.len(), nodes_checked: cx.health.len(), findings }
 }
 
 fn pod_finding(
@@ -358,32 +312,22 @@ fn pod_finding(
         let h = cx.node_health(node);
         let total = h.map_or(0, |h| h.pods_total);
         let stuck_here = all.iter().filter(|s| s.pod.spec.node_name == node).count();
-        let node_wide = crate::catalog().iter().any(|r| {
-            r.id == rule
-                && r.node_check
-                    .is_some_and(|nc| h.is_some_and(|h| nc(cx, h, &[]).is_some()))
-        });
+        let node_wide = crate::catalog()
+            .iter()
+            .any(|r| r.id == rule && r.node_check.is_some_and(|nc| h.is_some_and(|h| nc(cx, h, &[]).is_some())));
         if node_wide || (stuck_here > 1 && stuck_here == total) {
             blast = Some("node".to_string());
-            summary.push_str(&format!(
-                " [node-wide: {stuck_here} of {total} pods on {node} stuck]"
-            ));
+            summary.push_str(&format!(" [node-wide: {stuck_here} of {total} pods on {node} stuck]"));
         } else {
             blast = Some("pod".to_string());
-            summary.push_str(&format!(
-                " [this pod only: {stuck_here} of {total} pods on {node} stuck]"
-            ));
+            summary.push_str(&format!(" [this pod only: {stuck_here} of {total} pods on {node} stuck]"));
         }
     }
     let mut evidence = vec![Evidence::api(format!(
         "{} is {} (phase {}{}){}",
         pod.key(),
         sp.state_str(),
-        if pod.status.phase.is_empty() {
-            "?"
-        } else {
-            &pod.status.phase
-        },
+        if pod.status.phase.is_empty() { "?" } else { &pod.status.phase },
         if pod.metadata.finalizers.is_empty() {
             String::new()
         } else {

@@ -198,13 +198,7 @@ impl StepDraft {
         }
     }
     pub fn config(action: impl Into<String>) -> Self {
-        StepDraft {
-            action: action.into(),
-            command: None,
-            target: Target::Config,
-            risk: None,
-            mutating: false,
-        }
+        StepDraft { action: action.into(), command: None, target: Target::Config, risk: None, mutating: false }
     }
     pub fn cmd(mut self, c: impl Into<String>) -> Self {
         self.command = Some(c.into());

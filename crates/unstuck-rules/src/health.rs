@@ -33,16 +33,10 @@ impl<'a> NodeHealth<'a> {
     }
     /// Node log hits that feed a rule.
     pub fn hits_for(&self, rule: &str) -> Vec<&'a LogHit> {
-        self.hits
-            .iter()
-            .copied()
-            .filter(|h| h.feeds == rule)
-            .collect()
+        self.hits.iter().copied().filter(|h| h.feeds == rule).collect()
     }
     pub fn condition_true(&self, t: &str) -> bool {
-        self.node
-            .and_then(|n| n.condition(t))
-            .is_some_and(|c| c.status == "True")
+        self.node.and_then(|n| n.condition(t)).is_some_and(|c| c.status == "True")
     }
     pub fn runtime(&self) -> &'a str {
         self.node.map(|n| n.runtime()).unwrap_or("")
@@ -53,11 +47,7 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
     let snap = ix.snap;
     let have_nodes = snap.source.kinds.iter().any(|k| k == "nodes") || !snap.nodes.is_empty();
     let mut out: HashMap<&str, NodeHealth> = HashMap::default();
-    let names = snap
-        .nodes
-        .iter()
-        .map(|n| n.metadata.name.as_str())
-        .chain(ix.pods_by_node.keys().copied());
+    let names = snap.nodes.iter().map(|n| n.metadata.name.as_str()).chain(ix.pods_by_node.keys().copied());
     for name in names {
         if out.contains_key(name) {
             continue;
@@ -97,7 +87,9 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
                 }
                 for t in &n.spec.taints {
                     if t.key == "node.kubernetes.io/unreachable" && !h.lost.is_empty() {
-                        h.lost.push(Evidence::api(format!("taint {}:{} on Node {name}", t.key, t.effect)).at(t.time_added));
+                        h.lost.push(
+                            Evidence::api(format!("taint {}:{} on Node {name}", t.key, t.effect)).at(t.time_added),
+                        );
                     }
                 }
                 // The Lease is renewed every ~10s; NodeStatus only every 5 minutes when nothing changes.
@@ -109,8 +101,11 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
                     let age = now.duration_since(hb);
                     if age > limit {
                         h.lost.push(
-                            Evidence::api(format!("last kubelet heartbeat ({what}{name}) {} before capture", human(age)))
-                                .at(Some(hb)),
+                            Evidence::api(format!(
+                                "last kubelet heartbeat ({what}{name}) {} before capture",
+                                human(age)
+                            ))
+                            .at(Some(hb)),
                         );
                     }
                 }

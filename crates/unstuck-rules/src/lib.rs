@@ -64,13 +64,8 @@ impl Rule {
 }
 
 /// The sections every rule doc has, in this order.
-pub const DOC_SECTIONS: &[&str] = &[
-    "## What it detects",
-    "## Why it matters",
-    "## Evidence",
-    "## Remediation",
-    "## References",
-];
+pub const DOC_SECTIONS: &[&str] =
+    &["## What it detects", "## Why it matters", "## Evidence", "## Remediation", "## References"];
 
 /// Declare a rule: the doc comment becomes the rule's documentation.
 #[macro_export]

@@ -30,10 +30,7 @@ impl StuckState {
     }
     /// Containers have not been created yet.
     pub fn is_creating(&self) -> bool {
-        matches!(
-            self,
-            StuckState::ContainerCreating | StuckState::PodInitializing
-        )
+        matches!(self, StuckState::ContainerCreating | StuckState::PodInitializing)
     }
 }
 
@@ -71,26 +68,14 @@ fn waiting_reasons(pod: &Pod) -> impl Iterator<Item = &str> {
         .filter_map(|c| c.state.waiting.as_ref().map(|w| w.reason.as_str()))
 }
 
-const IMAGE_PULL: &[&str] = &[
-    "ErrImagePull",
-    "ImagePullBackOff",
-    "InvalidImageName",
-    "ErrImageNeverPull",
-    "RegistryUnavailable",
-];
+const IMAGE_PULL: &[&str] =
+    &["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable"];
 
 /// Classify one pod at time `now`. `None` means healthy, completed, or still inside its grace period
 /// or the threshold.
 pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<StuckPod<'_>> {
     let age_since = |t: Option<Time>| t.map(|t| now.duration_since(t));
-    let mk = |state, since: Option<Time>| {
-        Some(StuckPod {
-            pod,
-            state,
-            since,
-            stuck_for: age_since(since),
-        })
-    };
+    let mk = |state, since: Option<Time>| Some(StuckPod { pod, state, since, stuck_for: age_since(since) });
     if let Some(dt) = pod.metadata.deletion_timestamp {
         let past = now.duration_since(dt);
         return (past >= stuck_after).then_some(StuckPod {
@@ -106,10 +91,7 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     }
     if phase == "Failed" {
         if pod.status.reason == "Evicted" {
-            return mk(
-                StuckState::Evicted,
-                pod.status.start_time.or(pod.metadata.creation_timestamp),
-            );
+            return mk(StuckState::Evicted, pod.status.start_time.or(pod.metadata.creation_timestamp));
         }
         return None;
     }
@@ -127,9 +109,7 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
         return None;
     }
     if pod.spec.node_name.is_empty() {
-        let unsched = pod
-            .condition("PodScheduled")
-            .is_some_and(|c| c.status == "False");
+        let unsched = pod.condition("PodScheduled").is_some_and(|c| c.status == "False");
         if phase == "Pending" && unsched {
             let since = created;
             if age_since(since).is_none_or(|a| a >= stuck_after) {
@@ -138,10 +118,7 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
         }
         return None;
     }
-    let scheduled = pod
-        .condition("PodScheduled")
-        .and_then(|c| c.last_transition_time)
-        .or(created);
+    let scheduled = pod.condition("PodScheduled").and_then(|c| c.last_transition_time).or(created);
     let old_enough = age_since(scheduled).is_none_or(|a| a >= stuck_after);
     if phase == "Unknown" {
         return mk(StuckState::Waiting("Unknown".into()), scheduled);
@@ -153,20 +130,9 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     let initializing = reasons.iter().any(|r| *r == "PodInitializing");
     let no_status = pod.status.container_statuses.is_empty() && !pod.spec.containers.is_empty();
     // A container with no status at all while others have one: the kubelet never got to create it.
-    let missing = pod.spec.containers.iter().any(|c| {
-        !pod.status
-            .container_statuses
-            .iter()
-            .any(|s| s.name == c.name)
-    });
+    let missing = pod.spec.containers.iter().any(|c| !pod.status.container_statuses.iter().any(|s| s.name == c.name));
     if phase == "Pending" || phase.is_empty() {
-        if initializing
-            || pod
-                .status
-                .init_container_statuses
-                .iter()
-                .any(|c| c.state.running.is_some())
-        {
+        if initializing || pod.status.init_container_statuses.iter().any(|c| c.state.running.is_some()) {
             return mk(StuckState::PodInitializing, scheduled);
         }
         if creating || no_status || missing {

@@ -5,8 +5,7 @@ use jiff::SignedDuration;
 /// Quote a word for a POSIX shell so that a copied command runs exactly as shown.
 pub fn sh(s: &str) -> String {
     if !s.is_empty()
-        && s.bytes()
-            .all(|c| c.is_ascii_alphanumeric() || b"._/:=@%+,-".contains(&c))
+        && s.bytes().all(|c| c.is_ascii_alphanumeric() || b"._/:=@%+,-".contains(&c))
         && !s.starts_with('-')
     {
         return s.to_string();
@@ -43,20 +42,12 @@ pub fn human(d: SignedDuration) -> String {
 
 /// `kubectl delete pod … --grace-period=0 --force`.
 pub fn force_delete(ns: &str, name: &str) -> String {
-    format!(
-        "kubectl delete pod -n {} {} --grace-period=0 --force",
-        sh(ns),
-        sh(name)
-    )
+    format!("kubectl delete pod -n {} {} --grace-period=0 --force", sh(ns), sh(name))
 }
 
 /// `kubectl patch pod … finalizers: null`.
 pub fn clear_finalizers(ns: &str, name: &str) -> String {
-    format!(
-        "kubectl patch pod -n {} {} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'",
-        sh(ns),
-        sh(name)
-    )
+    format!("kubectl patch pod -n {} {} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'", sh(ns), sh(name))
 }
 
 #[cfg(test)]

@@ -144,9 +144,7 @@ pub fn parse_duration(s: &str) -> Result<SignedDuration> {
     if let Ok(n) = t.parse::<i64>() {
         return Ok(SignedDuration::from_secs(n));
     }
-    let d: SignedDuration = t
-        .parse()
-        .with_context(|| format!("invalid duration {s:?} (examples: 90s, 5m, 1h30m)"))?;
+    let d: SignedDuration = t.parse().with_context(|| format!("invalid duration {s:?} (examples: 90s, 5m, 1h30m)"))?;
     if d.is_negative() {
         bail!("invalid duration {s:?}: negative");
     }
@@ -156,9 +154,9 @@ pub fn parse_duration(s: &str) -> Result<SignedDuration> {
 pub(crate) fn ingest_options(input: &InputArgs) -> Result<Options> {
     let mut o = Options::default();
     if let Some(n) = &input.now {
-        o.now = Some(n.parse::<Time>().with_context(|| {
-            format!("--now {n:?}: expected RFC 3339, e.g. 2024-04-16T08:00:00Z")
-        })?);
+        o.now = Some(
+            n.parse::<Time>().with_context(|| format!("--now {n:?}: expected RFC 3339, e.g. 2024-04-16T08:00:00Z"))?,
+        );
     }
     if let Some(p) = &input.signatures {
         let text = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
@@ -176,10 +174,7 @@ fn use_color(c: Color) -> bool {
     match c {
         Color::Always => true,
         Color::Never => false,
-        Color::Auto => {
-            std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
+        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     }
 }
 
@@ -194,25 +189,12 @@ fn emit(s: &str) -> Result<()> {
 
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.cmd {
-        Cmd::Diagnose {
-            paths,
-            input,
-            output,
-            stuck_after,
-            namespaces,
-            all_namespaces,
-            selector,
-            rules,
-            color,
-        } => {
+        Cmd::Diagnose { paths, input, output, stuck_after, namespaces, all_namespaces, selector, rules, color } => {
             if paths.is_empty() {
                 bail!("live mode (no PATH) needs a cluster connection, which this build does not have yet; give a bundle directory, a .tar.gz or kubectl -o json/yaml files");
             }
             let opts = ingest_options(&input)?;
-            let mut cfg = Config {
-                stuck_after: parse_duration(&stuck_after)?,
-                ..Config::default()
-            };
+            let mut cfg = Config { stuck_after: parse_duration(&stuck_after)?, ..Config::default() };
             if !all_namespaces {
                 cfg.namespaces = namespaces;
             }
@@ -258,39 +240,18 @@ pub fn run(cli: Cli) -> Result<u8> {
             None => bail!(
                 "unknown rule {:?}; known: {}",
                 rule,
-                unstuck_rules::catalog()
-                    .iter()
-                    .map(|r| r.id)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                unstuck_rules::catalog().iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
             ),
         },
-        Cmd::Logs {
-            subject,
-            paths,
-            input,
-        } => crate::subject::logs(&subject, &paths, &input),
-        Cmd::Timeline {
-            pod,
-            paths,
-            input,
-            output,
-        } => crate::subject::timeline(&pod, &paths, &input, output),
+        Cmd::Logs { subject, paths, input } => crate::subject::logs(&subject, &paths, &input),
+        Cmd::Timeline { pod, paths, input, output } => crate::subject::timeline(&pod, &paths, &input, output),
         Cmd::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "unstuck", &mut std::io::stdout());
             Ok(0)
         }
-        Cmd::Signatures {
-            patterns,
-            signatures,
-        } => {
-            let input = InputArgs {
-                now: None,
-                signatures,
-                log_tz: "UTC".into(),
-                no_logs: false,
-            };
+        Cmd::Signatures { patterns, signatures } => {
+            let input = InputArgs { now: None, signatures, log_tz: "UTC".into(), no_logs: false };
             let cat = ingest_options(&input)?.catalog;
             let mut s = String::new();
             if patterns {
@@ -301,18 +262,10 @@ pub fn run(cli: Cli) -> Result<u8> {
                         "{:<30} {:<9} {:<6} {:<24} {:?}{}\n",
                         sig.id,
                         sig.severity.as_str(),
-                        if sig.scope == unstuck_logs::signatures::Scope::Pod {
-                            "pod"
-                        } else {
-                            "node"
-                        },
+                        if sig.scope == unstuck_logs::signatures::Scope::Pod { "pod" } else { "node" },
                         sig.feeds,
                         sig.pattern,
-                        if sig.also.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" + {:?}", sig.also)
-                        }
+                        if sig.also.is_empty() { String::new() } else { format!(" + {:?}", sig.also) }
                     ));
                 }
             }
@@ -327,9 +280,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             for f in &files {
                 bytes += f.bytes;
                 for h in &f.hits {
-                    *counts
-                        .entry(opts.catalog.get(h.sig).id.clone())
-                        .or_insert(0u64) += 1;
+                    *counts.entry(opts.catalog.get(h.sig).id.clone()).or_insert(0u64) += 1;
                 }
             }
             let mut s = format!("{} files, {} bytes\n", files.len(), bytes);

@@ -23,10 +23,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("UNSTUCK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
     match cli::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -12,9 +12,7 @@ use crate::cli::{ingest_options, InputArgs, Output};
 
 /// Pods a subject names: `ns/name`, `name`, a pod UID, or a container ID (full or short).
 fn resolve<'a>(snap: &'a Snapshot, subject: &str) -> Vec<&'a Pod> {
-    let (ns, name) = subject
-        .split_once('/')
-        .map_or((None, subject), |(a, b)| (Some(a), b));
+    let (ns, name) = subject.split_once('/').map_or((None, subject), |(a, b)| (Some(a), b));
     snap.pods
         .iter()
         .filter(|p| {
@@ -63,11 +61,7 @@ fn subject_catalog(needles: &[String]) -> Result<Catalog> {
 }
 
 /// Load the bundle once for objects, then scan node logs for the subject's identifiers.
-fn load_for(
-    subject: &str,
-    paths: &[PathBuf],
-    input: &InputArgs,
-) -> Result<(Snapshot, Vec<String>)> {
+fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snapshot, Vec<String>)> {
     let mut opts = ingest_options(input)?;
     let logs = opts.logs;
     opts.logs = false;
@@ -97,13 +91,7 @@ pub fn logs(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<u8> {
                 entries.push(Entry {
                     time: e.first_timestamp.or(e.event_time).or(e.last_timestamp),
                     source: "event",
-                    text: format!(
-                        "{} {} ({}): {}",
-                        e.type_,
-                        e.reason,
-                        e.component(),
-                        e.message
-                    ),
+                    text: format!("{} {} ({}): {}", e.type_, e.reason, e.component(), e.message),
                     file: None,
                     line: None,
                 });
@@ -119,14 +107,8 @@ pub fn logs(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<u8> {
             line: Some(h.line),
         });
     }
-    entries.sort_by(|a, b| {
-        (a.time.is_none(), a.time, &a.file, a.line).cmp(&(
-            b.time.is_none(),
-            b.time,
-            &b.file,
-            b.line,
-        ))
-    });
+    entries
+        .sort_by(|a, b| (a.time.is_none(), a.time, &a.file, a.line).cmp(&(b.time.is_none(), b.time, &b.file, b.line)));
     if entries.is_empty() {
         eprintln!("nothing found for {subject:?}");
         return Ok(0);
@@ -138,10 +120,7 @@ pub fn logs(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<u8> {
 pub fn timeline(pod: &str, paths: &[PathBuf], input: &InputArgs, output: Output) -> Result<u8> {
     let (snap, uids) = load_for(pod, paths, input)?;
     let ix = snap.index();
-    let pods: Vec<&Pod> = uids
-        .iter()
-        .filter_map(|u| ix.pod_by_uid.get(u.as_str()).copied())
-        .collect();
+    let pods: Vec<&Pod> = uids.iter().filter_map(|u| ix.pod_by_uid.get(u.as_str()).copied()).collect();
     match pods.as_slice() {
         [] => bail!("no pod {pod:?} in the bundle"),
         [p] => {

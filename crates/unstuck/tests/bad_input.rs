@@ -42,17 +42,11 @@ fn malformed_json_names_file_line_and_column() {
 #[test]
 fn wrong_kind_is_an_error() {
     let d = bundle_copy("healthy-cluster");
-    fs::copy(
-        d.path().join("nodes.json"),
-        d.path().join("default/pods.json"),
-    )
-    .unwrap();
+    fs::copy(d.path().join("nodes.json"), d.path().join("default/pods.json")).unwrap();
     let (code, _, err) = run(&["diagnose", d.path().to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("default/pods.json")
-            && err.contains("expected a PodList")
-            && err.contains("NodeList"),
+        err.contains("default/pods.json") && err.contains("expected a PodList") && err.contains("NodeList"),
         "{err}"
     );
 }
@@ -103,23 +97,13 @@ fn loose_kubectl_files_json_and_yaml() {
     let d = tempfile::tempdir().unwrap();
     let src = example("seed-002-node-lost-recreate");
     // kubectl get pods -o yaml: a List; nodes as multi-document YAML of single objects.
-    let pods: serde_json::Value =
-        serde_json::from_slice(&fs::read(src.join("ops/pods.json")).unwrap()).unwrap();
+    let pods: serde_json::Value = serde_json::from_slice(&fs::read(src.join("ops/pods.json")).unwrap()).unwrap();
     let mut list = pods.clone();
     list["kind"] = "List".into();
-    fs::write(
-        d.path().join("pods.yaml"),
-        serde_yaml_ng::to_string(&list).unwrap(),
-    )
-    .unwrap();
-    let nodes: serde_json::Value =
-        serde_json::from_slice(&fs::read(src.join("nodes.json")).unwrap()).unwrap();
-    let docs: Vec<String> = nodes["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| serde_yaml_ng::to_string(n).unwrap())
-        .collect();
+    fs::write(d.path().join("pods.yaml"), serde_yaml_ng::to_string(&list).unwrap()).unwrap();
+    let nodes: serde_json::Value = serde_json::from_slice(&fs::read(src.join("nodes.json")).unwrap()).unwrap();
+    let docs: Vec<String> =
+        nodes["items"].as_array().unwrap().iter().map(|n| serde_yaml_ng::to_string(n).unwrap()).collect();
     fs::write(d.path().join("nodes.yaml"), docs.join("---\n")).unwrap();
     let (code, out, err) = run(&[
         "diagnose",
@@ -137,20 +121,13 @@ fn loose_kubectl_files_json_and_yaml() {
         .iter()
         .any(|f| f["rule"] == "node-lost" && f["subject"]["kind"] == "Node"));
     // Malformed YAML names the file and line.
-    fs::write(
-        d.path().join("bad.yaml"),
-        "kind: Pod\nmetadata:\n  name: [unclosed\n",
-    )
-    .unwrap();
+    fs::write(d.path().join("bad.yaml"), "kind: Pod\nmetadata:\n  name: [unclosed\n").unwrap();
     let (code, _, err) = run(&["diagnose", d.path().join("bad.yaml").to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("bad.yaml:"), "{err}");
     // A YAML scalar is not an object.
     fs::write(d.path().join("scalar.yaml"), "just text\n").unwrap();
-    assert_eq!(
-        run(&["diagnose", d.path().join("scalar.yaml").to_str().unwrap()]).0,
-        2
-    );
+    assert_eq!(run(&["diagnose", d.path().join("scalar.yaml").to_str().unwrap()]).0, 2);
 }
 
 fn tar_gz(
@@ -173,12 +150,7 @@ fn tar_gz_gives_the_same_findings_as_the_directory() {
     let archive = d.path().join("bundle.tar.gz");
     tar_gz(&example("seed-001-node-problems"), &archive, "dump", |_| {});
     let (code_a, a, _) = run(&["diagnose", archive.to_str().unwrap(), "-o", "json"]);
-    let (code_d, b, _) = run(&[
-        "diagnose",
-        example("seed-001-node-problems").to_str().unwrap(),
-        "-o",
-        "json",
-    ]);
+    let (code_d, b, _) = run(&["diagnose", example("seed-001-node-problems").to_str().unwrap(), "-o", "json"]);
     assert_eq!((code_a, code_d), (1, 1));
     let mut va: serde_json::Value = serde_json::from_str(&a).unwrap();
     let mut vb: serde_json::Value = serde_json::from_str(&b).unwrap();
@@ -197,8 +169,7 @@ fn hostile_archive_entries_are_skipped_with_warnings() {
         let mut h = tar::Header::new_gnu();
         h.set_entry_type(tar::EntryType::Symlink);
         h.set_size(0);
-        b.append_link(&mut h, "dump/_nodes/ip-10-2-0-10/passwd", "/etc/passwd")
-            .unwrap();
+        b.append_link(&mut h, "dump/_nodes/ip-10-2-0-10/passwd", "/etc/passwd").unwrap();
         let data = b"{\"kind\":\"PodList\",\"items\":[]}";
         let mut h = tar::Header::new_gnu();
         h.set_size(data.len() as u64);
@@ -239,10 +210,7 @@ fn truncated_archive_is_a_warning_or_clear_error() {
     fs::write(&cut, &bytes[..10]).unwrap();
     let (code, _, err) = run(&["diagnose", cut.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(
-        err.contains("cut.tar.gz") && !err.contains("panicked"),
-        "{err}"
-    );
+    assert!(err.contains("cut.tar.gz") && !err.contains("panicked"), "{err}");
 }
 
 #[test]
@@ -250,25 +218,13 @@ fn garbage_logs_fifo_and_directories_do_not_stop_the_analysis() {
     let d = bundle_copy("seed-001-node-problems");
     let node = d.path().join("_nodes/v-docker-k9");
     fs::create_dir_all(&node).unwrap();
-    let mut garbage: Vec<u8> = (0..200_000u32)
-        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
-        .collect();
-    garbage.extend_from_slice(
-        b"\n\xff\xfe PLEG is not healthy: pleg was last seen active 9m ago \xc3\x28\n",
-    );
+    let mut garbage: Vec<u8> = (0..200_000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    garbage.extend_from_slice(b"\n\xff\xfe PLEG is not healthy: pleg was last seen active 9m ago \xc3\x28\n");
     fs::write(node.join("kubelet.log"), &garbage).unwrap();
     fs::create_dir(node.join("containerd.log")).unwrap();
     let fifo = node.join("messages");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    fs::write(
-        node.join("kern.log.gz"),
-        b"\x1f\x8b\x08\x00garbage-not-really-gzip",
-    )
-    .unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    fs::write(node.join("kern.log.gz"), b"\x1f\x8b\x08\x00garbage-not-really-gzip").unwrap();
     let (code, out, err) = run(&["diagnose", d.path().to_str().unwrap(), "-o", "json"]);
     assert_eq!(code, 1, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -288,21 +244,13 @@ fn garbage_logs_fifo_and_directories_do_not_stop_the_analysis() {
 fn terminal_escapes_in_names_are_never_echoed_raw() {
     let d = bundle_copy("seed-000-poststart-hostpid");
     let p = d.path().join("kube-system/pods.json");
-    let s = fs::read_to_string(&p).unwrap().replace(
-        "khaos-guardian-bmzsk",
-        "khaos\\u001b]0;pwned\\u0007\\u001b[2J-bmzsk",
-    );
+    let s =
+        fs::read_to_string(&p).unwrap().replace("khaos-guardian-bmzsk", "khaos\\u001b]0;pwned\\u0007\\u001b[2J-bmzsk");
     fs::write(&p, s).unwrap();
     let (code, out, _) = run(&["diagnose", d.path().to_str().unwrap(), "--color", "never"]);
     assert_eq!(code, 1);
-    assert!(
-        !out.contains('\x1b') && !out.contains('\x07'),
-        "raw control characters in output"
-    );
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "raw control characters in output");
     assert!(out.contains("khaos\u{fffd}]0;pwned"), "shown visibly");
     // And commands stay copy-paste safe.
-    assert!(
-        out.contains("kubectl delete pod -n kube-system 'khaos"),
-        "{out}"
-    );
+    assert!(out.contains("kubectl delete pod -n kube-system 'khaos"), "{out}");
 }

@@ -12,10 +12,7 @@ fn exit_codes() {
     assert_eq!(run(&["diagnose", &ex("healthy-cluster")]).0, 0);
     assert_eq!(run(&["diagnose", &ex("seed-002-node-lost-recreate")]).0, 1);
     assert_eq!(run(&["diagnose", "/nonexistent/bundle"]).0, 2);
-    assert_eq!(
-        run(&["diagnose", "--bogus-flag", &ex("healthy-cluster")]).0,
-        2
-    );
+    assert_eq!(run(&["diagnose", "--bogus-flag", &ex("healthy-cluster")]).0, 2);
     assert_eq!(run(&["explain", "no-such-rule"]).0, 2);
 }
 
@@ -29,15 +26,7 @@ fn json_and_yaml_follow_the_schema() {
     assert_eq!(v["capturedAt"], "2020-05-18T10:30:00Z");
     assert_eq!(v["capturedAtSource"], "bundleManifest");
     let f = &v["findings"][0];
-    for k in [
-        "rule",
-        "severity",
-        "subject",
-        "state",
-        "summary",
-        "evidence",
-        "remediation",
-    ] {
+    for k in ["rule", "severity", "subject", "state", "summary", "evidence", "remediation"] {
         assert!(f.get(k).is_some(), "finding lacks {k}");
     }
     for k in ["kind", "name", "uid"] {
@@ -52,20 +41,12 @@ fn json_and_yaml_follow_the_schema() {
 fn schema_doc_names_every_field() {
     let doc = std::fs::read_to_string(root().join("docs/report-schema.md")).unwrap();
     let mut keys = std::collections::BTreeSet::new();
-    for e in [
-        "seed-000-poststart-hostpid",
-        "seed-001-node-problems",
-        "seed-002-node-lost-recreate",
-        "mixed-cluster",
-    ] {
+    for e in ["seed-000-poststart-hostpid", "seed-001-node-problems", "seed-002-node-lost-recreate", "mixed-cluster"] {
         let (_, out, _) = run(&["diagnose", &ex(e), "-o", "json"]);
         collect_keys(&serde_json::from_str(&out).unwrap(), &mut keys);
     }
     for k in keys {
-        assert!(
-            doc.contains(&format!("`{k}`")),
-            "docs/report-schema.md does not document `{k}`"
-        );
+        assert!(doc.contains(&format!("`{k}`")), "docs/report-schema.md does not document `{k}`");
     }
 }
 
@@ -86,39 +67,14 @@ fn collect_keys(v: &serde_json::Value, out: &mut std::collections::BTreeSet<Stri
 
 #[test]
 fn filters() {
-    let (_, out, _) = run(&[
-        "diagnose",
-        &ex("seed-001-node-problems"),
-        "-o",
-        "json",
-        "--rule",
-        "finalizer-blocked",
-    ]);
+    let (_, out, _) = run(&["diagnose", &ex("seed-001-node-problems"), "-o", "json", "--rule", "finalizer-blocked"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["findings"].as_array().unwrap().len(), 1);
-    let (code, out, _) = run(&[
-        "diagnose",
-        &ex("mixed-cluster"),
-        "-o",
-        "json",
-        "-n",
-        "default",
-    ]);
+    let (code, out, _) = run(&["diagnose", &ex("mixed-cluster"), "-o", "json", "-n", "default"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(code, 1, "the CNI node is still a finding");
-    assert!(v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|f| f["subject"]["kind"] == "Node"));
-    let (_, out, _) = run(&[
-        "diagnose",
-        &ex("seed-002-node-lost-recreate"),
-        "-o",
-        "json",
-        "-l",
-        "app=redis",
-    ]);
+    assert!(v["findings"].as_array().unwrap().iter().all(|f| f["subject"]["kind"] == "Node"));
+    let (_, out, _) = run(&["diagnose", &ex("seed-002-node-lost-recreate"), "-o", "json", "-l", "app=redis"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let pods: Vec<&str> = v["findings"]
         .as_array()
@@ -128,66 +84,31 @@ fn filters() {
         .map(|f| f["subject"]["name"].as_str().unwrap())
         .collect();
     assert_eq!(pods, vec!["redis-1"]);
-    assert_eq!(
-        run(&["diagnose", &ex("mixed-cluster"), "--rule", "nope"]).0,
-        2
-    );
+    assert_eq!(run(&["diagnose", &ex("mixed-cluster"), "--rule", "nope"]).0, 2);
     assert_eq!(run(&["diagnose", &ex("mixed-cluster"), "-l", "a b"]).0, 2);
 }
 
 #[test]
 fn now_and_stuck_after() {
     // Before anything was deleted, nothing is stuck.
-    let (code, _, _) = run(&[
-        "diagnose",
-        &ex("seed-002-node-lost-recreate"),
-        "--now",
-        "2020-05-18T08:00:00Z",
-    ]);
-    assert_eq!(
-        code, 1,
-        "node is already lost at its heartbeat time? no: heartbeat is fresh then"
-    );
-    let (_, out, _) = run(&[
-        "diagnose",
-        &ex("seed-002-node-lost-recreate"),
-        "--now",
-        "2020-05-18T08:00:00Z",
-        "-o",
-        "json",
-    ]);
+    let (code, _, _) = run(&["diagnose", &ex("seed-002-node-lost-recreate"), "--now", "2020-05-18T08:00:00Z"]);
+    assert_eq!(code, 1, "node is already lost at its heartbeat time? no: heartbeat is fresh then");
+    let (_, out, _) =
+        run(&["diagnose", &ex("seed-002-node-lost-recreate"), "--now", "2020-05-18T08:00:00Z", "-o", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["summary"]["podsStuck"], 0);
     assert_eq!(v["capturedAtSource"], "flag");
     // A huge threshold hides the Terminating pods.
-    let (_, out, _) = run(&[
-        "diagnose",
-        &ex("seed-002-node-lost-recreate"),
-        "--stuck-after",
-        "24h",
-        "-o",
-        "json",
-    ]);
+    let (_, out, _) = run(&["diagnose", &ex("seed-002-node-lost-recreate"), "--stuck-after", "24h", "-o", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["summary"]["podsStuck"], 0);
-    assert_eq!(
-        run(&["diagnose", &ex("healthy-cluster"), "--now", "yesterday"]).0,
-        2
-    );
-    assert_eq!(
-        run(&["diagnose", &ex("healthy-cluster"), "--stuck-after", "soon"]).0,
-        2
-    );
+    assert_eq!(run(&["diagnose", &ex("healthy-cluster"), "--now", "yesterday"]).0, 2);
+    assert_eq!(run(&["diagnose", &ex("healthy-cluster"), "--stuck-after", "soon"]).0, 2);
 }
 
 #[test]
 fn markdown_and_html() {
-    let (_, md, _) = run(&[
-        "diagnose",
-        &ex("seed-000-poststart-hostpid"),
-        "-o",
-        "markdown",
-    ]);
+    let (_, md, _) = run(&["diagnose", &ex("seed-000-poststart-hostpid"), "-o", "markdown"]);
     assert!(md.starts_with("# unstuck report"));
     assert!(md.contains("| 1 | critical | `poststart-exec-hang` |"));
     assert!(md.contains("```sh"));
@@ -196,9 +117,7 @@ fn markdown_and_html() {
     assert!(html.contains("<svg class=\"timeline\""));
     assert!(
         !html.contains("http://")
-            || html
-                .matches("http://")
-                .all(|_| html.contains("xmlns=\"http://www.w3.org/2000/svg\""))
+            || html.matches("http://").all(|_| html.contains("xmlns=\"http://www.w3.org/2000/svg\""))
     );
     assert!(!html.contains("<script"), "no script, no network");
 }
@@ -207,12 +126,7 @@ fn markdown_and_html() {
 fn no_color_when_not_a_terminal_and_color_always() {
     let (_, out, _) = run(&["diagnose", &ex("seed-000-poststart-hostpid")]);
     assert!(!out.contains('\x1b'));
-    let (_, out, _) = run(&[
-        "diagnose",
-        &ex("seed-000-poststart-hostpid"),
-        "--color",
-        "always",
-    ]);
+    let (_, out, _) = run(&["diagnose", &ex("seed-000-poststart-hostpid"), "--color", "always"]);
     assert!(out.contains("\x1b["));
 }
 
@@ -230,28 +144,16 @@ fn rules_and_explain() {
 
 #[test]
 fn logs_and_timeline() {
-    let (code, out, _) = run(&[
-        "logs",
-        "finance/ledger-export-0",
-        &ex("seed-001-node-problems"),
-    ]);
+    let (code, out, _) = run(&["logs", "finance/ledger-export-0", &ex("seed-001-node-problems")]);
     assert_eq!(code, 0);
     assert!(out.contains("_nodes/v-docker-k7/messages:"), "{out}");
     assert!(out.contains("UnmountVolume.TearDown failed"));
     // In time order.
-    let times: Vec<&str> = out
-        .lines()
-        .map(|l| &l[..24])
-        .filter(|t| t.starts_with('2'))
-        .collect();
+    let times: Vec<&str> = out.lines().map(|l| &l[..24]).filter(|t| t.starts_with('2')).collect();
     let mut sorted = times.clone();
     sorted.sort();
     assert_eq!(times, sorted);
-    let (code, out, _) = run(&[
-        "timeline",
-        "kube-system/khaos-guardian-bmzsk",
-        &ex("seed-000-poststart-hostpid"),
-    ]);
+    let (code, out, _) = run(&["timeline", "kube-system/khaos-guardian-bmzsk", &ex("seed-000-poststart-hostpid")]);
     assert_eq!(code, 0);
     assert!(out.contains("deletion deadline"), "{out}");
     assert!(out.contains("Started container khaos-agent"));

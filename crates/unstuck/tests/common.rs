@@ -54,11 +54,7 @@ pub fn bin() -> PathBuf {
 }
 
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("runs");
+    let out = std::process::Command::new(bin()).args(args).env("NO_COLOR", "1").output().expect("runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -10,29 +10,14 @@ fn seed_000_poststart_hostpid_docker() {
     assert_eq!(
         triples(&r),
         vec![
-            t(
-                "poststart-exec-hang",
-                "Pod",
-                "kube-system/khaos-guardian-bmzsk"
-            ),
-            t(
-                "poststart-exec-hang",
-                "Pod",
-                "kube-system/khaos-guardian-x7k2p"
-            ),
+            t("poststart-exec-hang", "Pod", "kube-system/khaos-guardian-bmzsk"),
+            t("poststart-exec-hang", "Pod", "kube-system/khaos-guardian-x7k2p"),
         ]
     );
     let f = &r.findings[0];
     // Fix order: the workload first, then the host containers, then the force delete.
-    let cmds: Vec<&str> = f
-        .remediation
-        .iter()
-        .filter_map(|s| s.command.as_deref())
-        .collect();
-    assert!(
-        cmds[0].starts_with("kubectl edit daemonset -n kube-system khaos-guardian"),
-        "{cmds:?}"
-    );
+    let cmds: Vec<&str> = f.remediation.iter().filter_map(|s| s.command.as_deref()).collect();
+    assert!(cmds[0].starts_with("kubectl edit daemonset -n kube-system khaos-guardian"), "{cmds:?}");
     assert!(cmds[1].contains("docker rm -f"), "{cmds:?}");
     assert!(cmds[2].contains("--grace-period=0 --force"), "{cmds:?}");
     assert_eq!(f.blast_radius.as_deref(), Some("pod"));
@@ -44,70 +29,25 @@ fn seed_001_node_problems() {
     assert_eq!(
         triples(&r),
         vec![
-            t(
-                "finalizer-blocked",
-                "Pod",
-                "finance/batch-reconcile-28012345-7xkq2"
-            ),
+            t("finalizer-blocked", "Pod", "finance/batch-reconcile-28012345-7xkq2"),
             t("pid-exhaustion", "Node", "v-docker-k6"),
-            t(
-                "pid-exhaustion",
-                "Pod",
-                "finance/report-worker-7b9f8c6d5-kx2lp"
-            ),
-            t(
-                "pid-exhaustion",
-                "Pod",
-                "finance/report-worker-7b9f8c6d5-m4n8q"
-            ),
-            t(
-                "pid-exhaustion",
-                "Pod",
-                "finance/report-worker-7b9f8c6d5-z7v1c"
-            ),
-            t(
-                "rollout-blocked-by-terminating",
-                "StatefulSet",
-                "finance/ledger-export"
-            ),
+            t("pid-exhaustion", "Pod", "finance/report-worker-7b9f8c6d5-kx2lp"),
+            t("pid-exhaustion", "Pod", "finance/report-worker-7b9f8c6d5-m4n8q"),
+            t("pid-exhaustion", "Pod", "finance/report-worker-7b9f8c6d5-z7v1c"),
+            t("rollout-blocked-by-terminating", "StatefulSet", "finance/ledger-export"),
             t("runtime-unresponsive", "Node", "v-docker-k8"),
-            t(
-                "runtime-unresponsive",
-                "Pod",
-                "finance/billing-api-5f7d9b8c4-h2j6k"
-            ),
-            t(
-                "runtime-unresponsive",
-                "Pod",
-                "finance/billing-api-5f7d9b8c4-p8r3t"
-            ),
+            t("runtime-unresponsive", "Pod", "finance/billing-api-5f7d9b8c4-h2j6k"),
+            t("runtime-unresponsive", "Pod", "finance/billing-api-5f7d9b8c4-p8r3t"),
             t("volume-unmount-hang", "Node", "v-docker-k7"),
             t("volume-unmount-hang", "Pod", "finance/ledger-export-0"),
         ]
     );
     // One pod vs the whole node (seed 001, step 7).
-    let radius = |name: &str| {
-        r.findings
-            .iter()
-            .find(|f| f.subject.name == name)
-            .unwrap()
-            .blast_radius
-            .clone()
-    };
-    assert_eq!(
-        radius("report-worker-7b9f8c6d5-kx2lp").as_deref(),
-        Some("node")
-    );
-    assert_eq!(
-        radius("batch-reconcile-28012345-7xkq2").as_deref(),
-        Some("pod")
-    );
+    let radius = |name: &str| r.findings.iter().find(|f| f.subject.name == name).unwrap().blast_radius.clone();
+    assert_eq!(radius("report-worker-7b9f8c6d5-kx2lp").as_deref(), Some("node"));
+    assert_eq!(radius("batch-reconcile-28012345-7xkq2").as_deref(), Some("pod"));
     // Log evidence cites file and line.
-    let nfs = r
-        .findings
-        .iter()
-        .find(|f| f.subject.name == "ledger-export-0")
-        .unwrap();
+    let nfs = r.findings.iter().find(|f| f.subject.name == "ledger-export-0").unwrap();
     let log = nfs
         .evidence
         .iter()
@@ -115,26 +55,12 @@ fn seed_001_node_problems() {
         .expect("teardown line attributed by UID");
     assert_eq!(log.file.as_deref(), Some("_nodes/v-docker-k7/messages"));
     assert!(log.line.unwrap() >= 5 && log.count == Some(4), "{log:?}");
-    let pid = r
-        .findings
-        .iter()
-        .find(|f| f.subject.kind == "Node" && f.subject.name == "v-docker-k6")
-        .unwrap();
-    assert!(pid.evidence.iter().any(|e| e
-        .text
-        .contains("fork/exec /usr/bin/runc: resource temporarily unavailable")));
+    let pid = r.findings.iter().find(|f| f.subject.kind == "Node" && f.subject.name == "v-docker-k6").unwrap();
+    assert!(pid.evidence.iter().any(|e| e.text.contains("fork/exec /usr/bin/runc: resource temporarily unavailable")));
     // The node plan follows seed 001: cordon, delete node, clean + reboot, rejoin, relabel.
-    let steps: Vec<&str> = pid
-        .remediation
-        .iter()
-        .filter_map(|s| s.command.as_deref())
-        .collect();
-    let pos = |needle: &str| {
-        steps
-            .iter()
-            .position(|c| c.contains(needle))
-            .unwrap_or_else(|| panic!("{needle} in {steps:?}"))
-    };
+    let steps: Vec<&str> = pid.remediation.iter().filter_map(|s| s.command.as_deref()).collect();
+    let pos =
+        |needle: &str| steps.iter().position(|c| c.contains(needle)).unwrap_or_else(|| panic!("{needle} in {steps:?}"));
     assert!(pos("kubectl cordon") < pos("kubectl delete node"));
     assert!(pos("kubectl delete node") < pos("systemctl reboot"));
     assert!(pos("systemctl reboot") < pos("kubectl label node"));
@@ -147,39 +73,20 @@ fn seed_002_node_lost_blocks_recreate_and_statefulset() {
         triples(&r),
         vec![
             t("node-lost", "Node", "node-10-9-3-21"),
-            t(
-                "node-lost",
-                "Pod",
-                "ops/go-abtestservice-smzdm-com-7697bd68c9-5xq2w"
-            ),
+            t("node-lost", "Pod", "ops/go-abtestservice-smzdm-com-7697bd68c9-5xq2w"),
             t("node-lost", "Pod", "ops/nginx-gateway-6b7f9c5d8-r4t2n"),
             t("node-lost", "Pod", "ops/redis-1"),
-            t(
-                "rollout-blocked-by-terminating",
-                "Deployment",
-                "ops/go-abtestservice-smzdm-com"
-            ),
+            t("rollout-blocked-by-terminating", "Deployment", "ops/go-abtestservice-smzdm-com"),
             t("rollout-blocked-by-terminating", "StatefulSet", "ops/redis"),
         ]
     );
-    let pod = r
-        .findings
-        .iter()
-        .find(|f| f.subject.name == "go-abtestservice-smzdm-com-7697bd68c9-5xq2w")
-        .unwrap();
+    let pod = r.findings.iter().find(|f| f.subject.name == "go-abtestservice-smzdm-com-7697bd68c9-5xq2w").unwrap();
     assert_eq!(pod.blocks.len(), 1);
     assert_eq!(pod.blocks[0].name, "go-abtestservice-smzdm-com");
     // The RollingUpdate Deployment is not blocked (its replacement already runs).
     assert!(!r.findings.iter().any(|f| f.subject.name == "nginx-gateway"));
-    let redis = r
-        .findings
-        .iter()
-        .find(|f| f.subject.name == "redis-1")
-        .unwrap();
-    assert!(redis
-        .remediation
-        .iter()
-        .any(|s| s.risk.as_deref().is_some_and(|x| x.contains("StatefulSet"))));
+    let redis = r.findings.iter().find(|f| f.subject.name == "redis-1").unwrap();
+    assert!(redis.remediation.iter().any(|s| s.risk.as_deref().is_some_and(|x| x.contains("StatefulSet"))));
 }
 
 #[test]
@@ -193,27 +100,16 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
             t("image-pull-failure", "Pod", "shop/cart-5d8f7b9c6-abcde"),
             t("oom-killed", "Pod", "shop/search-6b5a4c3d2-klmno"),
             t("sandbox-network-failure", "Node", "ip-10-1-1-13"),
-            t(
-                "sandbox-network-failure",
-                "Pod",
-                "shop/payments-9a8b7c6d5-netwk"
-            ),
+            t("sandbox-network-failure", "Pod", "shop/payments-9a8b7c6d5-netwk"),
             t("stuck-unknown", "Pod", "shop/legacy-report-3c2b1a0f9-qqqqq"),
             t("unschedulable", "Pod", "shop/recommender-5f4e3d2c1-pqrst"),
-            t(
-                "volume-mount-failure",
-                "Pod",
-                "shop/orders-db-migrate-4d3c2b1a0-zzzzz"
-            ),
+            t("volume-mount-failure", "Pod", "shop/orders-db-migrate-4d3c2b1a0-zzzzz"),
         ]
     );
     let names: Vec<&str> = r.findings.iter().map(|f| f.subject.name.as_str()).collect();
-    for never in [
-        "nightly-28612345-done1",
-        "frontend-5c4b3a2d1-grace",
-        "frontend-5c4b3a2d1-young",
-        "frontend-5c4b3a2d1-fresh",
-    ] {
+    for never in
+        ["nightly-28612345-done1", "frontend-5c4b3a2d1-grace", "frontend-5c4b3a2d1-young", "frontend-5c4b3a2d1-fresh"]
+    {
         assert!(!names.contains(&never), "{never} must not be reported");
     }
     assert_eq!(r.summary.pods_stuck, 8);
@@ -241,6 +137,7 @@ fn every_pod_rule_is_exercised_by_an_example() {
         "seed-000-poststart-hostpid",
         "seed-001-node-problems",
         "seed-002-node-lost-recreate",
+        "seed-004-kubelet-upgrade",
         "mixed-cluster",
     ] {
         for f in report(&example(e)).findings {
@@ -248,29 +145,16 @@ fn every_pod_rule_is_exercised_by_an_example() {
         }
     }
     for r in unstuck_rules::catalog() {
-        assert!(
-            seen.contains(r.id),
-            "rule {} has no example that triggers it",
-            r.id
-        );
+        assert!(seen.contains(r.id), "rule {} has no example that triggers it", r.id);
     }
 }
 
 #[test]
 fn each_stuck_pod_appears_in_exactly_one_pod_finding() {
-    for e in [
-        "seed-000-poststart-hostpid",
-        "seed-001-node-problems",
-        "seed-002-node-lost-recreate",
-        "mixed-cluster",
-    ] {
+    for e in ["seed-000-poststart-hostpid", "seed-001-node-problems", "seed-002-node-lost-recreate", "mixed-cluster"] {
         let r = report(&example(e));
-        let mut uids: Vec<&str> = r
-            .findings
-            .iter()
-            .filter(|f| f.subject.kind == "Pod")
-            .map(|f| f.subject.uid.as_str())
-            .collect();
+        let mut uids: Vec<&str> =
+            r.findings.iter().filter(|f| f.subject.kind == "Pod").map(|f| f.subject.uid.as_str()).collect();
         let n = uids.len();
         uids.sort();
         uids.dedup();
@@ -291,10 +175,7 @@ fn examples_are_what_the_generator_writes() {
             let shipped = example(name).join(rel);
             let a = std::fs::read(&entry).unwrap();
             let b = std::fs::read(&shipped).unwrap_or_else(|_| {
-                panic!(
-                    "{} missing; run: cargo run -p unstuck-gen -- examples examples",
-                    shipped.display()
-                )
+                panic!("{} missing; run: cargo run -p unstuck-gen -- examples examples", shipped.display())
             });
             assert!(
                 a == b,

@@ -17,10 +17,7 @@ fn table() {
     for e in EXAMPLES {
         let mut r = report(&example(e));
         r.input.path = "<bundle>".into();
-        insta::assert_snapshot!(
-            format!("table-{e}"),
-            unstuck_report::render_table(&r, false)
-        );
+        insta::assert_snapshot!(format!("table-{e}"), unstuck_report::render_table(&r, false));
     }
 }
 

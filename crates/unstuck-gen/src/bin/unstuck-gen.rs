@@ -18,6 +18,8 @@ fn main() -> Result<()> {
             Ok(())
         }
         Some("scale") => unstuck_gen::scale::main(&args[1..]),
-        _ => bail!("usage: unstuck-gen examples [DIR] | unstuck-gen scale --nodes N --pods-per-node P --log-mb-per-node M DIR"),
+        _ => bail!(
+            "usage: unstuck-gen examples [DIR] | unstuck-gen scale --nodes N --pods-per-node P --log-mb-per-node M DIR"
+        ),
     }
 }

@@ -34,28 +34,15 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
     let mut evidence = Vec::new();
     let mut first = None;
-    for c in pod
-        .status
-        .init_container_statuses
-        .iter()
-        .chain(&pod.status.container_statuses)
-    {
-        if c.state
-            .waiting
-            .as_ref()
-            .is_some_and(|w| w.reason == "CrashLoopBackOff")
-        {
+    for c in pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses) {
+        if c.state.waiting.as_ref().is_some_and(|w| w.reason == "CrashLoopBackOff") {
             first.get_or_insert(c.name.clone());
             let last = c
                 .last_state
                 .terminated
                 .as_ref()
                 .map(|t| {
-                    format!(
-                        "last exit: {} code {}",
-                        if t.reason.is_empty() { "?" } else { &t.reason },
-                        t.exit_code
-                    )
+                    format!("last exit: {} code {}", if t.reason.is_empty() { "?" } else { &t.reason }, t.exit_code)
                 })
                 .unwrap_or_default();
             evidence.push(Evidence::api(format!(
@@ -79,9 +66,7 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                     sh(&c)
                 ),
             ),
-            StepDraft::config(
-                "Fix the configuration, command or dependency the container fails on",
-            ),
+            StepDraft::config("Fix the configuration, command or dependency the container fails on"),
         ],
     })
 }

@@ -38,7 +38,9 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         summary: format!("evicted: {}", pod.status.message),
         evidence: vec![Evidence::api(format!("status.reason=Evicted: {}", pod.status.message))],
         remediation: vec![
-            StepDraft::config("Fix the node pressure named in the message (requests/limits, disk, eviction thresholds)"),
+            StepDraft::config(
+                "Fix the node pressure named in the message (requests/limits, disk, eviction thresholds)",
+            ),
             StepDraft::cluster(
                 "Delete the evicted pod",
                 format!("kubectl delete pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),

@@ -39,11 +39,7 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         return None;
     }
     let all_terminated = !pod.status.container_statuses.is_empty()
-        && pod
-            .status
-            .container_statuses
-            .iter()
-            .all(|c| c.state.terminated.is_some());
+        && pod.status.container_statuses.iter().all(|c| c.state.terminated.is_some());
     let unbound = pod.spec.node_name.is_empty();
     if !(pod.is_terminal() || all_terminated || unbound) {
         return None;
@@ -57,15 +53,8 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         "all containers terminated".to_string()
     };
     let mut steps = vec![StepDraft::cluster(
-        format!(
-            "Check the controller that owns finalizer(s) {:?} is running and not failing",
-            pod.metadata.finalizers
-        ),
-        format!(
-            "kubectl get pod -n {} {} -o jsonpath='{{.metadata.finalizers}}'",
-            sh(ns),
-            sh(name)
-        ),
+        format!("Check the controller that owns finalizer(s) {:?} is running and not failing", pod.metadata.finalizers),
+        format!("kubectl get pod -n {} {} -o jsonpath='{{.metadata.finalizers}}'", sh(ns), sh(name)),
     )];
     steps.push(
         StepDraft::cluster("If that controller is gone for good, clear the finalizers", clear_finalizers(ns, name))
@@ -78,10 +67,7 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             "the kubelet is done ({why}) but finalizer(s) {} are never removed",
             pod.metadata.finalizers.join(", ")
         ),
-        evidence: vec![Evidence::api(format!(
-            "metadata.finalizers = {:?}; {why}",
-            pod.metadata.finalizers
-        ))],
+        evidence: vec![Evidence::api(format!("metadata.finalizers = {:?}; {why}", pod.metadata.finalizers))],
         remediation: steps,
     })
 }

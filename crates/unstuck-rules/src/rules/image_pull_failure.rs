@@ -35,12 +35,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     };
     let pod = sp.pod;
     let mut evidence = Vec::new();
-    for c in pod
-        .status
-        .container_statuses
-        .iter()
-        .chain(&pod.status.init_container_statuses)
-    {
+    for c in pod.status.container_statuses.iter().chain(&pod.status.init_container_statuses) {
         if let Some(w) = &c.state.waiting {
             if w.reason == *reason || w.reason.contains("Image") {
                 evidence.push(Evidence::api(format!(
@@ -51,10 +46,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         }
     }
     evidence.extend(
-        pod_events_with(cx, pod, &["Failed", "BackOff"], Some("image"))
-            .iter()
-            .take(2)
-            .map(|e| event_evidence(e)),
+        pod_events_with(cx, pod, &["Failed", "BackOff"], Some("image")).iter().take(2).map(|e| event_evidence(e)),
     );
     Some(Cause {
         severity: None,
@@ -65,7 +57,9 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 "Read the pull error",
                 format!("kubectl describe pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
             ),
-            StepDraft::config("Fix the image name/tag in the workload, or add imagePullSecrets with credentials for the registry"),
+            StepDraft::config(
+                "Fix the image name/tag in the workload, or add imagePullSecrets with credentials for the registry",
+            ),
         ],
     })
 }

@@ -60,22 +60,14 @@ pub(crate) fn log_evidence(h: &LogHit) -> Evidence {
 /// At most `max` hits, most severe and most repeated first, as evidence.
 pub(crate) fn logs_evidence(hits: &[&LogHit], max: usize) -> Vec<Evidence> {
     let mut v: Vec<&LogHit> = hits.to_vec();
-    v.sort_by(|a, b| {
-        (b.severity, b.count, &a.file, a.line).cmp(&(a.severity, a.count, &b.file, b.line))
-    });
+    v.sort_by(|a, b| (b.severity, b.count, &a.file, a.line).cmp(&(a.severity, a.count, &b.file, b.line)));
     v.into_iter().take(max).map(log_evidence).collect()
 }
 
 pub(crate) fn event_evidence(e: &Event) -> Evidence {
     Evidence {
         source: EvidenceSource::Event,
-        text: format!(
-            "{} {} ({}): {}",
-            e.type_,
-            e.reason,
-            e.component(),
-            e.message
-        ),
+        text: format!("{} {} ({}): {}", e.type_, e.reason, e.component(), e.message),
         file: None,
         line: None,
         time: e.first_timestamp.or(e.event_time).or(e.last_timestamp),
@@ -87,29 +79,17 @@ pub(crate) fn event_evidence(e: &Event) -> Evidence {
 }
 
 /// Events of a pod whose reason is one of `reasons` (and whose message contains `needle`, if given).
-pub(crate) fn pod_events_with<'a>(
-    cx: &Cx<'a>,
-    pod: &Pod,
-    reasons: &[&str],
-    needle: Option<&str>,
-) -> Vec<&'a Event> {
+pub(crate) fn pod_events_with<'a>(cx: &Cx<'a>, pod: &Pod, reasons: &[&str], needle: Option<&str>) -> Vec<&'a Event> {
     cx.ix
         .pod_events(pod)
         .into_iter()
-        .filter(|e| {
-            reasons.contains(&e.reason.as_str()) && needle.is_none_or(|n| e.message.contains(n))
-        })
+        .filter(|e| reasons.contains(&e.reason.as_str()) && needle.is_none_or(|n| e.message.contains(n)))
         .collect()
 }
 
 /// Pod-attributed log hits feeding `rule`.
 pub(crate) fn pod_hits<'a>(cx: &Cx<'a>, pod: &Pod, rule: &str) -> Vec<&'a LogHit> {
-    cx.ix
-        .pod_hits(pod)
-        .iter()
-        .copied()
-        .filter(|h| h.feeds == rule)
-        .collect()
+    cx.ix.pod_hits(pod).iter().copied().filter(|h| h.feeds == rule).collect()
 }
 
 /// The last steps for a Terminating pod whose blocker is gone: force delete, then finalizers.
@@ -141,20 +121,9 @@ pub(crate) fn finish_deletion(pod: &Pod, steps: &mut Vec<StepDraft>, risk: Optio
 
 /// The node replacement sequence of seed 001: cordon, delete the node, clean up and reboot the host,
 /// let it rejoin, restore its labels.
-pub(crate) fn replace_node(
-    node: &str,
-    labels: &[(String, String)],
-    runtime: &str,
-    steps: &mut Vec<StepDraft>,
-) {
+pub(crate) fn replace_node(node: &str, labels: &[(String, String)], runtime: &str, steps: &mut Vec<StepDraft>) {
     let n = sh(node);
-    steps.push(
-        StepDraft::cluster(
-            "Stop new pods landing on the node",
-            format!("kubectl cordon {n}"),
-        )
-        .mutating(),
-    );
+    steps.push(StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {n}")).mutating());
     steps.push(
         StepDraft::cluster(
             "Delete the Node object so its pods are removed and rescheduled elsewhere",
@@ -182,10 +151,7 @@ pub(crate) fn replace_node(
         format!("systemctl status kubelet; kubectl get node {n}"),
     ));
     if !labels.is_empty() {
-        let l: Vec<String> = labels
-            .iter()
-            .map(|(k, v)| sh(&format!("{k}={v}")))
-            .collect();
+        let l: Vec<String> = labels.iter().map(|(k, v)| sh(&format!("{k}={v}"))).collect();
         steps.push(
             StepDraft::cluster(
                 "Restore the node's role labels (a deleted Node loses them)",
@@ -194,13 +160,7 @@ pub(crate) fn replace_node(
             .mutating(),
         );
     }
-    steps.push(
-        StepDraft::cluster(
-            "Let pods schedule there again",
-            format!("kubectl uncordon {n}"),
-        )
-        .mutating(),
-    );
+    steps.push(StepDraft::cluster("Let pods schedule there again", format!("kubectl uncordon {n}")).mutating());
 }
 
 /// Role labels worth restoring after a node is deleted and rejoins.

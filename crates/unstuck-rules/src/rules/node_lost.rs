@@ -79,7 +79,10 @@ fn lost_node_steps(h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) {
         return;
     }
     steps.push(StepDraft::cluster(
-        format!("Confirm node {} is really down (console / cloud API); a partitioned node may still be running its pods", h.name),
+        format!(
+            "Confirm node {} is really down (console / cloud API); a partitioned node may still be running its pods",
+            h.name
+        ),
         format!("kubectl get node {n} -o wide"),
     ));
     steps.push(
@@ -108,10 +111,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         steps.push(
             StepDraft::cluster(
                 "Once the node is back (or deleted), remove the out-of-service taint if you set it",
-                format!(
-                    "kubectl taint nodes {} node.kubernetes.io/out-of-service-",
-                    sh(h.name)
-                ),
+                format!("kubectl taint nodes {} node.kubernetes.io/out-of-service-", sh(h.name)),
             )
             .mutating(),
         );
@@ -121,10 +121,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         summary: if h.node.is_none() {
             format!("node {} was deleted while pods still name it", h.name)
         } else {
-            format!(
-                "node {} stopped reporting (kubelet gone or unreachable)",
-                h.name
-            )
+            format!("node {} stopped reporting (kubelet gone or unreachable)", h.name)
         },
         evidence: h.lost.clone(),
         remediation: steps,

@@ -37,14 +37,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         .container_statuses
         .iter()
         .filter(|c| {
-            c.last_state
-                .terminated
-                .as_ref()
-                .is_some_and(|t| t.reason == "OOMKilled")
-                || c.state
-                    .terminated
-                    .as_ref()
-                    .is_some_and(|t| t.reason == "OOMKilled")
+            c.last_state.terminated.as_ref().is_some_and(|t| t.reason == "OOMKilled")
+                || c.state.terminated.as_ref().is_some_and(|t| t.reason == "OOMKilled")
         })
         .collect();
     if oom.is_empty() {
@@ -53,11 +47,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let mut evidence: Vec<Evidence> = oom
         .iter()
         .map(|c| {
-            let t = c
-                .last_state
-                .terminated
-                .as_ref()
-                .or(c.state.terminated.as_ref());
+            let t = c.last_state.terminated.as_ref().or(c.state.terminated.as_ref());
             Evidence::api(format!(
                 "container {:?} last terminated OOMKilled (exit code {}), {} restarts",
                 c.name,
@@ -70,28 +60,18 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if let Some(h) = cx.node_health(&pod.spec.node_name) {
         evidence.extend(logs_evidence(&h.hits_for(RULE.id), 2));
     }
-    let owner = pod
-        .metadata
-        .controller()
-        .map(|o| format!("{}/{}", o.kind.to_lowercase(), o.name));
+    let owner = pod.metadata.controller().map(|o| format!("{}/{}", o.kind.to_lowercase(), o.name));
     Some(Cause {
         severity: None,
         summary: format!(
             "container(s) {} killed for exceeding the memory limit",
-            oom.iter()
-                .map(|c| c.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            oom.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
         ),
         evidence,
         remediation: vec![
             StepDraft::cluster(
                 "Compare usage with the limit",
-                format!(
-                    "kubectl top pod -n {} {} --containers",
-                    sh(&pod.metadata.namespace),
-                    sh(&pod.metadata.name)
-                ),
+                format!("kubectl top pod -n {} {} --containers", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
             ),
             StepDraft::config(format!(
                 "Raise resources.limits.memory of {} (or fix the leak)",

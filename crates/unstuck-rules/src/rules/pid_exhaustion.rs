@@ -55,20 +55,14 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     }
     let mut evidence = logs_evidence(&hits, 4);
     if pressure {
-        evidence.push(Evidence::api(format!(
-            "node {node} condition PIDPressure=True"
-        )));
+        evidence.push(Evidence::api(format!("node {node} condition PIDPressure=True")));
     }
     let mut steps = vec![StepDraft::cluster(
         "This is a node problem: see the node finding for the full plan; meanwhile stop new pods landing there",
         format!("kubectl cordon {}", sh(node)),
     )
     .mutating()];
-    finish_deletion(
-        sp.pod,
-        &mut steps,
-        Some("only once the node can kill containers again, or it has been rebooted"),
-    );
+    finish_deletion(sp.pod, &mut steps, Some("only once the node can kill containers again, or it has been rebooted"));
     Some(Cause {
         severity: None,
         summary: format!("node {node} cannot fork new processes (PID/thread exhaustion)"),
@@ -84,10 +78,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
     }
     let mut evidence = logs_evidence(&hits, 5);
     if pressure {
-        evidence.push(Evidence::api(format!(
-            "node {} condition PIDPressure=True",
-            h.name
-        )));
+        evidence.push(Evidence::api(format!("node {} condition PIDPressure=True", h.name)));
     }
     let mut steps = vec![
         StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {}", sh(h.name))).mutating(),
@@ -101,16 +92,11 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
     ];
     let mut rebuild = Vec::new();
     replace_node(h.name, &role_labels(cx, h.name), h.runtime(), &mut rebuild);
-    steps.push(StepDraft::config(
-        "If the node does not recover (seed 001):",
-    ));
+    steps.push(StepDraft::config("If the node does not recover (seed 001):"));
     steps.extend(rebuild.into_iter().skip(1));
     Some(Cause {
         severity: None,
-        summary: format!(
-            "node {} ran out of PIDs/threads (fork fails with EAGAIN)",
-            h.name
-        ),
+        summary: format!("node {} ran out of PIDs/threads (fork fails with EAGAIN)", h.name),
         evidence,
         remediation: steps,
     })

@@ -57,30 +57,16 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if node.runtime() != "docker" {
         return None;
     }
-    let (idx, hooked) = pod
-        .spec
-        .containers
-        .iter()
-        .enumerate()
-        .find(|(_, c)| c.post_start_exec().is_some())?;
-    let status = |name: &str| {
-        pod.status
-            .container_statuses
-            .iter()
-            .find(|s| s.name == name)
-    };
-    let hooked_created = status(&hooked.name)
-        .is_some_and(|s| s.state.running.is_some() || !s.container_id.is_empty());
+    let (idx, hooked) = pod.spec.containers.iter().enumerate().find(|(_, c)| c.post_start_exec().is_some())?;
+    let status = |name: &str| pod.status.container_statuses.iter().find(|s| s.name == name);
+    let hooked_created = status(&hooked.name).is_some_and(|s| s.state.running.is_some() || !s.container_id.is_empty());
     let later_waiting: Vec<&str> = pod.spec.containers[idx + 1..]
         .iter()
         .filter(|c| match status(&c.name) {
             None => true,
             Some(s) => {
                 s.container_id.is_empty()
-                    && s.state
-                        .waiting
-                        .as_ref()
-                        .is_none_or(|w| w.reason == "ContainerCreating" || w.reason.is_empty())
+                    && s.state.waiting.as_ref().is_none_or(|w| w.reason == "ContainerCreating" || w.reason.is_empty())
             }
         })
         .map(|c| c.name.as_str())
@@ -102,14 +88,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         None => format!("Remove the postStart exec hook from container {:?} or drop {shared} before recreating the pod", hooked.name),
     };
     steps.push(match owner {
-        Some(o) if o.kind == "DaemonSet" || o.kind == "StatefulSet" || o.kind == "ReplicaSet" => {
-            StepDraft::config(fix).cmd(format!(
-                "kubectl edit {} -n {} {}",
-                o.kind.to_lowercase(),
-                sh(&pod.metadata.namespace),
-                sh(&o.name)
-            ))
-        }
+        Some(o) if o.kind == "DaemonSet" || o.kind == "StatefulSet" || o.kind == "ReplicaSet" => StepDraft::config(fix)
+            .cmd(format!("kubectl edit {} -n {} {}", o.kind.to_lowercase(), sh(&pod.metadata.namespace), sh(&o.name))),
         _ => StepDraft::config(fix),
     });
     steps.push(

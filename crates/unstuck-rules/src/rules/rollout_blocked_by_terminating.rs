@@ -1,9 +1,6 @@
 use crate::engine::pod_ref;
 use crate::util::{force_delete, sh};
-use crate::{
-    declare_rule, number, Check, Cx, Evidence, Finding, Scope, Severity, StepDraft, StuckPod,
-    Subject,
-};
+use crate::{declare_rule, number, Check, Cx, Evidence, Finding, Scope, Severity, StepDraft, StuckPod, Subject};
 
 declare_rule! {
     /// ## What it detects
@@ -45,10 +42,7 @@ fn holds(sp: &StuckPod<'_>) -> bool {
 }
 
 fn revision(m: &unstuck_model::ObjectMeta) -> i64 {
-    m.annotations
-        .get("deployment.kubernetes.io/revision")
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(0)
+    m.annotations.get("deployment.kubernetes.io/revision").and_then(|r| r.parse().ok()).unwrap_or(0)
 }
 
 fn check(cx: &Cx<'_>, stuck: &[StuckPod<'_>]) -> Vec<Finding> {
@@ -65,25 +59,14 @@ fn check(cx: &Cx<'_>, stuck: &[StuckPod<'_>]) -> Vec<Finding> {
             .iter()
             .filter(|rs| {
                 rs.metadata.namespace == d.metadata.namespace
-                    && rs
-                        .metadata
-                        .controller()
-                        .is_some_and(|o| o.uid == d.metadata.uid)
+                    && rs.metadata.controller().is_some_and(|o| o.uid == d.metadata.uid)
             })
             .collect();
-        let newest = rss
-            .iter()
-            .map(|rs| revision(&rs.metadata))
-            .max()
-            .unwrap_or(0);
+        let newest = rss.iter().map(|rs| revision(&rs.metadata)).max().unwrap_or(0);
         let held: Vec<&StuckPod> = stuck
             .iter()
             .filter(|sp| holds(sp))
-            .filter(|sp| {
-                cx.ix
-                    .pod_deployment(sp.pod)
-                    .is_some_and(|(dd, _)| dd.metadata.uid == d.metadata.uid)
-            })
+            .filter(|sp| cx.ix.pod_deployment(sp.pod).is_some_and(|(dd, _)| dd.metadata.uid == d.metadata.uid))
             .collect();
         if held.is_empty() {
             continue;
@@ -91,11 +74,9 @@ fn check(cx: &Cx<'_>, stuck: &[StuckPod<'_>]) -> Vec<Finding> {
         let want = d.spec.replicas.unwrap_or(1);
         let rollout_pending = d.metadata.generation > d.status.observed_generation
             || d.status.updated_replicas < want
-            || held.iter().any(|sp| {
-                cx.ix
-                    .pod_deployment(sp.pod)
-                    .is_some_and(|(_, rs)| revision(&rs.metadata) < newest)
-            });
+            || held
+                .iter()
+                .any(|sp| cx.ix.pod_deployment(sp.pod).is_some_and(|(_, rs)| revision(&rs.metadata) < newest));
         if !rollout_pending {
             continue;
         }
@@ -116,34 +97,20 @@ fn check(cx: &Cx<'_>, stuck: &[StuckPod<'_>]) -> Vec<Finding> {
                 .at(sp.since),
             );
         }
-        out.push(finding(
-            cx,
-            "Deployment",
-            &d.metadata,
-            &held,
-            evidence,
-            false,
-        ));
+        out.push(finding(cx, "Deployment", &d.metadata, &held, evidence, false));
     }
     // StatefulSets.
     for s in &cx.ix.snap.stateful_sets {
         let held: Vec<&StuckPod> = stuck
             .iter()
             .filter(|sp| holds(sp))
-            .filter(|sp| {
-                cx.ix
-                    .pod_statefulset(sp.pod)
-                    .is_some_and(|ss| ss.metadata.uid == s.metadata.uid)
-            })
+            .filter(|sp| cx.ix.pod_statefulset(sp.pod).is_some_and(|ss| ss.metadata.uid == s.metadata.uid))
             .collect();
         if held.is_empty() {
             continue;
         }
-        let policy = if s.spec.pod_management_policy.is_empty() {
-            "OrderedReady"
-        } else {
-            &s.spec.pod_management_policy
-        };
+        let policy =
+            if s.spec.pod_management_policy.is_empty() { "OrderedReady" } else { &s.spec.pod_management_policy };
         let mut evidence = vec![Evidence::api(format!(
             "StatefulSet {}/{} podManagementPolicy {policy}: replicas {}, readyReplicas {}",
             s.metadata.namespace,
@@ -162,14 +129,7 @@ fn check(cx: &Cx<'_>, stuck: &[StuckPod<'_>]) -> Vec<Finding> {
                 .at(sp.since),
             );
         }
-        out.push(finding(
-            cx,
-            "StatefulSet",
-            &s.metadata,
-            &held,
-            evidence,
-            true,
-        ));
+        out.push(finding(cx, "StatefulSet", &s.metadata, &held, evidence, true));
     }
     out
 }
@@ -183,11 +143,8 @@ fn finding(
     sts: bool,
 ) -> Finding {
     let mut steps = Vec::new();
-    let nodes: std::collections::BTreeSet<&str> = held
-        .iter()
-        .map(|sp| sp.pod.spec.node_name.as_str())
-        .filter(|n| !n.is_empty())
-        .collect();
+    let nodes: std::collections::BTreeSet<&str> =
+        held.iter().map(|sp| sp.pod.spec.node_name.as_str()).filter(|n| !n.is_empty()).collect();
     for n in &nodes {
         let lost = cx.node_health(n).is_some_and(|h| h.is_lost());
         if lost {
@@ -216,14 +173,11 @@ fn finding(
     }
     steps.push(StepDraft::cluster(
         format!("Watch the {kind} progress"),
-        format!(
-            "kubectl rollout status -n {} {}/{}",
-            sh(&m.namespace),
-            kind.to_lowercase(),
-            sh(&m.name)
-        ),
+        format!("kubectl rollout status -n {} {}/{}", sh(&m.namespace), kind.to_lowercase(), sh(&m.name)),
     ));
-    steps.push(StepDraft::config("Alert on pods Terminating for more than a few minutes (unstuck serve exports this as a metric)"));
+    steps.push(StepDraft::config(
+        "Alert on pods Terminating for more than a few minutes (unstuck serve exports this as a metric)",
+    ));
     Finding {
         rule: RULE.id.into(),
         severity: Severity::Critical,
@@ -235,41 +189,22 @@ fn finding(
             resource_version: m.resource_version.clone(),
             node: String::new(),
         },
-        state: if sts {
-            "Blocked (identity held)".into()
-        } else {
-            "Rollout blocked".into()
-        },
-        stuck_for_seconds: held
-            .iter()
-            .filter_map(|s| s.stuck_for)
-            .max()
-            .map(|d| d.as_secs()),
-        stuck_for: held
-            .iter()
-            .filter_map(|s| s.stuck_for)
-            .max()
-            .map(crate::util::human),
+        state: if sts { "Blocked (identity held)".into() } else { "Rollout blocked".into() },
+        stuck_for_seconds: held.iter().filter_map(|s| s.stuck_for).max().map(|d| d.as_secs()),
+        stuck_for: held.iter().filter_map(|s| s.stuck_for).max().map(crate::util::human),
         since: held.iter().filter_map(|s| s.since).min(),
         summary: format!(
             "{kind} {}/{} is held by {} pod(s) stuck Terminating{}",
             m.namespace,
             m.name,
             held.len(),
-            if sts {
-                " (identity cannot be recreated)"
-            } else {
-                " (Recreate waits for old pods to stop)"
-            }
+            if sts { " (identity cannot be recreated)" } else { " (Recreate waits for old pods to stop)" }
         ),
         blast_radius: None,
         evidence,
         remediation: number(steps),
         contributing: Vec::new(),
         blocks: Vec::new(),
-        pods: held
-            .iter()
-            .map(|sp| pod_ref(sp.pod, Some(sp.state_str())))
-            .collect(),
+        pods: held.iter().map(|sp| pod_ref(sp.pod, Some(sp.state_str()))).collect(),
     }
 }

@@ -1,7 +1,4 @@
-use super::{
-    event_evidence, finish_deletion, logs_evidence, pod_events_with, pod_hits, replace_node,
-    role_labels,
-};
+use super::{event_evidence, finish_deletion, logs_evidence, pod_events_with, pod_hits, replace_node, role_labels};
 use crate::util::sh;
 use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
@@ -43,17 +40,12 @@ declare_rule! {
 
 fn not_ready_runtime(h: &NodeHealth<'_>) -> Option<String> {
     let m = h.not_ready.as_ref()?;
-    (m.contains("PLEG")
-        || m.contains("container runtime is down")
-        || m.contains("container runtime status check"))
-    .then(|| m.clone())
+    (m.contains("PLEG") || m.contains("container runtime is down") || m.contains("container runtime status check"))
+        .then(|| m.clone())
 }
 
 fn node_signals<'a>(h: &NodeHealth<'a>) -> Vec<&'a unstuck_model::LogHit> {
-    h.hits_for(RULE.id)
-        .into_iter()
-        .filter(|x| x.pod_uid.is_none())
-        .collect()
+    h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none()).collect()
 }
 
 fn restart_runtime(node: &str, runtime: &str) -> StepDraft {
@@ -62,11 +54,7 @@ fn restart_runtime(node: &str, runtime: &str) -> StepDraft {
         "cri-o" => "crio",
         _ => "containerd",
     };
-    let probe = if runtime == "docker" {
-        "timeout 10 docker ps"
-    } else {
-        "timeout 10 crictl ps"
-    };
+    let probe = if runtime == "docker" { "timeout 10 docker ps" } else { "timeout 10 crictl ps" };
     StepDraft::host(
         node,
         format!("Check the runtime answers; if it hangs, restart {svc} and then the kubelet"),
@@ -84,12 +72,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let node = pod.spec.node_name.as_str();
     let h = cx.node_health(node)?;
     let own = pod_hits(cx, pod, RULE.id);
-    let events = pod_events_with(
-        cx,
-        pod,
-        &["FailedKillPod", "FailedCreatePodSandBox", "FailedSync"],
-        Some("DeadlineExceeded"),
-    );
+    let events =
+        pod_events_with(cx, pod, &["FailedKillPod", "FailedCreatePodSandBox", "FailedSync"], Some("DeadlineExceeded"));
     let mut events = events;
     events.extend(
         pod_events_with(cx, pod, &["FailedKillPod"], None)
@@ -108,11 +92,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         evidence.push(Evidence::api(format!("node {node} {m}")));
     }
     let mut steps = vec![
-        StepDraft::cluster(
-            "Stop new pods landing on the node",
-            format!("kubectl cordon {}", sh(node)),
-        )
-        .mutating(),
+        StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {}", sh(node))).mutating(),
         restart_runtime(node, h.runtime()),
     ];
     finish_deletion(
@@ -143,11 +123,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         evidence.push(Evidence::api(format!("node {} {m}", h.name)));
     }
     let mut steps = vec![
-        StepDraft::cluster(
-            "Stop new pods landing on the node",
-            format!("kubectl cordon {}", sh(h.name)),
-        )
-        .mutating(),
+        StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {}", sh(h.name))).mutating(),
         restart_runtime(h.name, h.runtime()),
         StepDraft::config("If the runtime stays hung, rebuild the node (seed 001):"),
     ];
@@ -156,10 +132,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
     steps.extend(rebuild.into_iter().skip(1));
     Some(Cause {
         severity: None,
-        summary: format!(
-            "the container runtime on {} is not responding (PLEG unhealthy / deadlines exceeded)",
-            h.name
-        ),
+        summary: format!("the container runtime on {} is not responding (PLEG unhealthy / deadlines exceeded)", h.name),
         evidence,
         remediation: steps,
     })

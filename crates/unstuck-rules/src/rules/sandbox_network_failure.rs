@@ -38,10 +38,8 @@ fn node_not_ready_network(h: &NodeHealth<'_>) -> Option<String> {
         return Some("NetworkUnavailable=True".into());
     }
     let m = h.not_ready.as_ref()?;
-    (m.contains("network plugin")
-        || m.contains("NetworkPluginNotReady")
-        || m.contains("network not ready"))
-    .then(|| m.clone())
+    (m.contains("network plugin") || m.contains("NetworkPluginNotReady") || m.contains("network not ready"))
+        .then(|| m.clone())
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
@@ -67,10 +65,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let steps = vec![
         StepDraft::cluster(
             "Check the network plugin's pods on the node",
-            format!(
-                "kubectl get pods -n kube-system -o wide --field-selector spec.nodeName={}",
-                sh(node)
-            ),
+            format!("kubectl get pods -n kube-system -o wide --field-selector spec.nodeName={}", sh(node)),
         ),
         StepDraft::host(
             node,
@@ -79,11 +74,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         ),
         StepDraft::cluster(
             "Once the network is fixed, delete the pod so its controller recreates it",
-            format!(
-                "kubectl delete pod -n {} {}",
-                sh(&pod.metadata.namespace),
-                sh(&pod.metadata.name)
-            ),
+            format!("kubectl delete pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
         )
         .mutating(),
     ];
@@ -97,11 +88,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
 
 fn node_check(_cx: &Cx<'_>, h: &NodeHealth<'_>, stuck: &[&StuckPod<'_>]) -> Option<Cause> {
     let nodewide = node_not_ready_network(h);
-    let hits: Vec<_> = h
-        .hits_for(RULE.id)
-        .into_iter()
-        .filter(|x| x.pod_uid.is_none())
-        .collect();
+    let hits: Vec<_> = h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none()).collect();
     if nodewide.is_none() && hits.is_empty() {
         return None;
     }
@@ -117,16 +104,9 @@ fn node_check(_cx: &Cx<'_>, h: &NodeHealth<'_>, stuck: &[&StuckPod<'_>]) -> Opti
         remediation: vec![
             StepDraft::cluster(
                 "Check the network plugin's pods on the node",
-                format!(
-                    "kubectl get pods -n kube-system -o wide --field-selector spec.nodeName={}",
-                    sh(h.name)
-                ),
+                format!("kubectl get pods -n kube-system -o wide --field-selector spec.nodeName={}", sh(h.name)),
             ),
-            StepDraft::host(
-                h.name,
-                "Check the CNI configuration exists",
-                "ls -l /etc/cni/net.d/ /opt/cni/bin/",
-            ),
+            StepDraft::host(h.name, "Check the CNI configuration exists", "ls -l /etc/cni/net.d/ /opt/cni/bin/"),
         ],
     })
 }

@@ -48,19 +48,11 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         format!("unstuck logs {} <bundle>", sh(&pod.metadata.uid)),
     )];
     if sp.state.is_terminating() {
-        finish_deletion(
-            pod,
-            &mut steps,
-            Some("check on the node that the pod's containers are gone first"),
-        );
+        finish_deletion(pod, &mut steps, Some("check on the node that the pod's containers are gone first"));
     } else {
         steps.push(StepDraft::cluster(
             "Read the pod's status and events",
-            format!(
-                "kubectl describe pod -n {} {}",
-                sh(&pod.metadata.namespace),
-                sh(&pod.metadata.name)
-            ),
+            format!("kubectl describe pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
         ));
     }
     Some(Cause {

@@ -35,40 +35,21 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let mut evidence = Vec::new();
     if let Some(c) = pod.condition("PodScheduled") {
         evidence.push(
-            Evidence::api(format!("PodScheduled=False ({}): {}", c.reason, c.message))
-                .at(c.last_transition_time),
+            Evidence::api(format!("PodScheduled=False ({}): {}", c.reason, c.message)).at(c.last_transition_time),
         );
     }
-    evidence.extend(
-        pod_events_with(cx, pod, &["FailedScheduling"], None)
-            .iter()
-            .take(2)
-            .map(|e| event_evidence(e)),
-    );
-    let msg = pod
-        .condition("PodScheduled")
-        .map(|c| c.message.clone())
-        .unwrap_or_default();
+    evidence.extend(pod_events_with(cx, pod, &["FailedScheduling"], None).iter().take(2).map(|e| event_evidence(e)));
+    let msg = pod.condition("PodScheduled").map(|c| c.message.clone()).unwrap_or_default();
     Some(Cause {
         severity: None,
-        summary: if msg.is_empty() {
-            "no node can take the pod".into()
-        } else {
-            format!("not schedulable: {msg}")
-        },
+        summary: if msg.is_empty() { "no node can take the pod".into() } else { format!("not schedulable: {msg}") },
         evidence,
         remediation: vec![
             StepDraft::cluster(
                 "Read the scheduler's reasons",
-                format!(
-                    "kubectl describe pod -n {} {}",
-                    sh(&pod.metadata.namespace),
-                    sh(&pod.metadata.name)
-                ),
+                format!("kubectl describe pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
             ),
-            StepDraft::config(
-                "Lower the requests, fix nodeSelector/affinity/tolerations, or add capacity",
-            ),
+            StepDraft::config("Lower the requests, fix nodeSelector/affinity/tolerations, or add capacity"),
         ],
     })
 }

@@ -46,21 +46,15 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         .iter()
         .filter_map(|v| v.persistent_volume_claim.as_ref())
         .filter_map(|c| {
-            cx.ix.snap.pvcs.iter().find(|p| {
-                p.metadata.namespace == pod.metadata.namespace && p.metadata.name == c.claim_name
-            })
+            cx.ix
+                .snap
+                .pvcs
+                .iter()
+                .find(|p| p.metadata.namespace == pod.metadata.namespace && p.metadata.name == c.claim_name)
         })
         .filter(|p| p.status.phase != "Bound")
         .map(|p| {
-            format!(
-                "{} ({})",
-                p.metadata.name,
-                if p.status.phase.is_empty() {
-                    "no phase"
-                } else {
-                    &p.status.phase
-                }
-            )
+            format!("{} ({})", p.metadata.name, if p.status.phase.is_empty() { "no phase" } else { &p.status.phase })
         })
         .collect();
     if events.is_empty() && own.is_empty() && pending_pvcs.is_empty() {
@@ -70,10 +64,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let mut evidence: Vec<Evidence> = events.iter().take(3).map(|e| event_evidence(e)).collect();
     evidence.extend(logs_evidence(&own, 3));
     if !pending_pvcs.is_empty() {
-        evidence.push(Evidence::api(format!(
-            "PersistentVolumeClaim(s) not Bound: {}",
-            pending_pvcs.join(", ")
-        )));
+        evidence.push(Evidence::api(format!("PersistentVolumeClaim(s) not Bound: {}", pending_pvcs.join(", "))));
     }
     let ns = sh(&pod.metadata.namespace);
     let mut steps = vec![StepDraft::cluster(

@@ -64,10 +64,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         .map(|h| {
             h.hits_for(RULE.id)
                 .into_iter()
-                .filter(|x| {
-                    x.pod_uid.is_none()
-                        && (x.signature == "nfs-not-responding" || x.signature == "hung-task")
-                })
+                .filter(|x| x.pod_uid.is_none() && (x.signature == "nfs-not-responding" || x.signature == "hung-task"))
                 .collect()
         })
         .unwrap_or_default();
@@ -77,10 +74,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     }
     let mut evidence = logs_evidence(&own, 4);
     if !netvols.is_empty() {
-        evidence.push(Evidence::api(format!(
-            "network volume(s): {}",
-            netvols.join(", ")
-        )));
+        evidence.push(Evidence::api(format!("network volume(s): {}", netvols.join(", "))));
     }
     if by_node {
         evidence.extend(logs_evidence(&node_hits, 3));
@@ -94,10 +88,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         StepDraft::host(
             node,
             "If the server cannot be brought back, force a lazy unmount of the stuck path",
-            format!(
-                "umount -f -l /var/lib/kubelet/pods/{}/volumes/<plugin>/<volume>",
-                sh(&pod.metadata.uid)
-            ),
+            format!("umount -f -l /var/lib/kubelet/pods/{}/volumes/<plugin>/<volume>", sh(&pod.metadata.uid)),
         )
         .mutating()
         .risk("writes not yet flushed to the server are lost"),
@@ -105,10 +96,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     steps.push(
         StepDraft::cluster(
             "If processes stay blocked in D state (hung tasks), drain and reboot the node",
-            format!(
-                "kubectl drain {} --ignore-daemonsets --delete-emptydir-data",
-                sh(node)
-            ),
+            format!("kubectl drain {} --ignore-daemonsets --delete-emptydir-data", sh(node)),
         )
         .mutating(),
     );
@@ -116,9 +104,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     Some(Cause {
         severity: None,
         summary: if by_node {
-            format!(
-                "network volume of the pod hangs (node {node} logs a dead NFS server / hung tasks)"
-            )
+            format!("network volume of the pod hangs (node {node} logs a dead NFS server / hung tasks)")
         } else {
             "the kubelet cannot tear down the pod's volumes".into()
         },
@@ -144,10 +130,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
     replace_node(h.name, &role_labels(cx, h.name), h.runtime(), &mut steps);
     Some(Cause {
         severity: None,
-        summary: format!(
-            "node {} has hung network mounts (NFS server not responding / hung tasks)",
-            h.name
-        ),
+        summary: format!("node {} has hung network mounts (NFS server not responding / hung tasks)", h.name),
         evidence: logs_evidence(&hits, 4),
         remediation: steps,
     })
