@@ -393,11 +393,40 @@ pub fn seed_004() -> Bundle {
     p.owner = Some(("DaemonSet".into(), "prometheus-node-exporter".into()));
     let mut pod = p.all_running(t("2019-01-14T09:57:41Z"), "docker").build();
     pod["metadata"]["uid"] = json!("4ec492d2-17de-11e9-9206-52540064c479");
+    // The container exactly as in the seed's hash dumps.
+    pod["spec"]["containers"][0] = json!({
+        "name": "prometheus-node-exporter",
+        "image": "harbor.finupgroup.com/kubernetes/node-exporter:v0.16.0",
+        "ports": [{"name": "prom-node-exp", "hostPort": 9100, "containerPort": 9100, "protocol": "TCP"}],
+        "resources": {},
+        "volumeMounts": [{"name": "default-token-bks80", "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}],
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "File",
+        "imagePullPolicy": "IfNotPresent"
+    });
     pod["status"]["containerStatuses"][0]["containerID"] =
         json!("docker://f59c4812a66d65572020efab38780c1271d671330b126642653390dc8b8d29f1");
     pod["status"]["containerStatuses"][0]["restartCount"] = json!(1);
     b.add("pods", pod);
     b.add("daemonsets", daemonset("monitoring", "prometheus-node-exporter", 1, 1));
+    // `docker inspect` of the container as the 1.7.16 kubelet created it, captured before the swap.
+    b.node_logs.insert(
+        ("10-10-66-204".into(), "containers.json".into()),
+        serde_json::to_string_pretty(&json!([{
+            "Id": "de1f8ebdf737297a1c591978d51de56ee2c0c4f3cc956517fe826bdfdef70e0f",
+            "Name": "/k8s_prometheus-node-exporter_prometheus-node-exporter-l7vzz_monitoring_4ec492d2-17de-11e9-9206-52540064c479_0",
+            "Config": {"Labels": {
+                "io.kubernetes.container.hash": "5cee1837",
+                "io.kubernetes.container.name": "prometheus-node-exporter",
+                "io.kubernetes.container.restartCount": "0",
+                "io.kubernetes.pod.name": "prometheus-node-exporter-l7vzz",
+                "io.kubernetes.pod.namespace": "monitoring",
+                "io.kubernetes.pod.uid": "4ec492d2-17de-11e9-9206-52540064c479"
+            }}
+        }]))
+        .unwrap()
+            + "\n",
+    );
     b.log("10-10-66-204", "kubelet.log", &[
         "Jan 14 09:57:39 10-10-66-204 kubelet[12945]: I0114 09:57:39.258527   12945 config.go:405] Receiving a new pod \"prometheus-node-exporter-l7vzz_monitoring(4ec492d2-17de-11e9-9206-52540064c479)\"".into(),
         "Jan 14 09:57:42 10-10-66-204 kubelet[12945]: I0114 09:57:42.715551   12945 kuberuntime_manager.go:550] Container \"prometheus-node-exporter\" ({\"docker\" \"f59c4812a66d65572020efab38780c1271d671330b126642653390dc8b8d29f1\"}) of pod prometheus-node-exporter-l7vzz_monitoring(4ec492d2-17de-11e9-9206-52540064c479): Container spec hash changed (1559107639 vs 1428860573).. Container will be killed and recreated.".into(),

@@ -54,6 +54,17 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
     let s = &mut c.snap;
     match stem {
         "nodes" => s.nodes.extend(parse_list::<Node>(path, bytes, "NodeList")?),
+        "pods" if c.opts.raw_pods => {
+            let raw = parse_list::<serde_json::Value>(path, bytes, "PodList")?;
+            for (i, v) in raw.into_iter().enumerate() {
+                let pod: Pod = serde_json::from_value(v.clone()).map_err(|e| IngestError::Invalid {
+                    path: path.into(),
+                    msg: format!("pod {i}: {}", strip_location(e.to_string())),
+                })?;
+                c.snap.pods.push(pod);
+                c.snap.raw_pods.push(v);
+            }
+        }
         "pods" => s.pods.extend(parse_list::<Pod>(path, bytes, "PodList")?),
         "events" => s.events.extend(parse_list::<Event>(path, bytes, "EventList")?),
         "deployments" => s.deployments.extend(parse_list::<Deployment>(path, bytes, "DeploymentList")?),
@@ -115,6 +126,9 @@ fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) ->
             "nodes"
         }
         "Pod" => {
+            if c.opts.raw_pods {
+                s.raw_pods.push(v.clone());
+            }
             s.pods.push(conv(path, idx, &kind, v)?);
             "pods"
         }

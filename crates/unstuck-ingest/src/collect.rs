@@ -275,6 +275,7 @@ impl Collector<'_> {
         let t = &mut o.snap;
         s.nodes.append(&mut t.nodes);
         s.pods.append(&mut t.pods);
+        s.raw_pods.append(&mut t.raw_pods);
         s.events.append(&mut t.events);
         s.deployments.append(&mut t.deployments);
         s.replica_sets.append(&mut t.replica_sets);

@@ -57,6 +57,8 @@ pub struct Options {
     pub logs: bool,
     /// Fold repeated log lines (off for `unstuck logs`, which shows every line).
     pub fold: bool,
+    /// Keep whole pod objects in `Snapshot::raw_pods` (for the upgrade predictor).
+    pub raw_pods: bool,
 }
 
 impl Default for Options {
@@ -69,6 +71,7 @@ impl Default for Options {
             limits: Limits::default(),
             logs: true,
             fold: true,
+            raw_pods: false,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct Snapshot {
     pub pvcs: Vec<Pvc>,
     pub leases: Vec<Lease>,
     pub log_hits: Vec<LogHit>,
+    /// Whole pod objects as read, kept only when asked for (the upgrade predictor needs full container specs).
+    pub raw_pods: Vec<serde_json::Value>,
     pub source: Source,
 }
 

@@ -112,6 +112,33 @@ pub enum Cmd {
         #[arg(short = 'o', long, value_enum, default_value = "table")]
         output: Output,
     },
+    /// The kubelet container hash of a container spec (a v1.Container, or a whole pod: every container).
+    Hash {
+        /// Kubelet version (e.g. 1.9.11, v1.28.3).
+        #[arg(long, value_name = "VERSION")]
+        kubelet: String,
+        /// JSON or YAML file; `-` or nothing for standard input.
+        #[arg(value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// Print the exact hashed input, byte for byte.
+        #[arg(long)]
+        explain: bool,
+        /// 1.27-1.30 with InPlacePodVerticalScaling: hash with resources zeroed.
+        #[arg(long)]
+        without_resources: bool,
+    },
+    /// Predict which containers a kubelet version change restarts (bundle or kubectl output).
+    UpgradeCheck {
+        #[arg(long, value_name = "VERSION")]
+        from: String,
+        #[arg(long, value_name = "VERSION")]
+        to: String,
+        #[arg(value_name = "PATH", required = true)]
+        paths: Vec<PathBuf>,
+        /// table or json.
+        #[arg(short = 'o', long, value_enum, default_value = "table")]
+        output: Output,
+    },
     /// Print shell completions.
     Completions {
         #[arg(value_enum)]
@@ -245,6 +272,37 @@ pub fn run(cli: Cli) -> Result<u8> {
         },
         Cmd::Logs { subject, paths, input } => crate::subject::logs(&subject, &paths, &input),
         Cmd::Timeline { pod, paths, input, output } => crate::subject::timeline(&pod, &paths, &input, output),
+        Cmd::Hash { kubelet, file, explain, without_resources } => {
+            crate::upgrade::hash_cmd(&kubelet, file, explain, without_resources)
+        }
+        Cmd::UpgradeCheck { from, to, paths, output } => {
+            let (from, to): (unstuck_hash::Version, unstuck_hash::Version) = (from.parse()?, to.parse()?);
+            let opts = Options { raw_pods: true, logs: false, ..Options::default() };
+            let snap = unstuck_ingest::load(&paths, &opts)?;
+            let mut runtime = std::collections::BTreeMap::new();
+            for p in &paths {
+                if p.is_dir() {
+                    runtime.extend(crate::upgrade::runtime_hashes(p));
+                }
+            }
+            let node_versions = snap
+                .nodes
+                .iter()
+                .map(|n| (n.metadata.name.clone(), n.status.node_info.kubelet_version.clone()))
+                .collect();
+            let preds = crate::upgrade::predict(&from, &to, &snap.raw_pods, &runtime, &node_versions)?;
+            let text = match output {
+                Output::Json => {
+                    serde_json::to_string_pretty(
+                        &serde_json::json!({"apiVersion": "unstuck/v1", "kind": "UpgradeCheck", "from": from.to_string(), "to": to.to_string(), "containers": preds}),
+                    )? + "\n"
+                }
+                Output::Table => crate::upgrade::render(&from, &to, &preds),
+                other => bail!("upgrade-check supports -o table or -o json, not {other:?}"),
+            };
+            emit(&text)?;
+            Ok(if preds.iter().any(|p| p.restart) { 1 } else { 0 })
+        }
         Cmd::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "unstuck", &mut std::io::stdout());

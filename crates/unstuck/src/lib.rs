@@ -3,6 +3,7 @@
 mod cli;
 mod docs;
 mod subject;
+mod upgrade;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
