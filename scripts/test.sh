@@ -10,7 +10,14 @@ skipped=()
 echo "== stage 1: fast tests: cargo test --workspace"
 if cargo test --workspace --locked; then ran+=("fast tests: passed"); else ran+=("fast tests: FAILED"); status=1; fi
 
-echo "== stage 2: lab end-to-end (real kube-apiserver + etcd + kube-controller-manager)"
+echo "== stage 2: hash oracle (real Go types of 7 releases recompute the committed vectors)"
+if [ "${UNSTUCK_SKIP_ORACLE:-}" = 1 ]; then
+  skipped+=("hash oracle: UNSTUCK_SKIP_ORACLE=1")
+elif ! command -v go >/dev/null 2>&1; then
+  skipped+=("hash oracle: no Go toolchain")
+elif tools/hash-oracle/run.sh --check; then ran+=("hash oracle: vectors match the Go code"); else ran+=("hash oracle: FAILED"); status=1; fi
+
+echo "== stage 3: lab end-to-end (real kube-apiserver + etcd + kube-controller-manager)"
 if [ "${UNSTUCK_SKIP_LAB:-}" = 1 ]; then
   skipped+=("lab e2e: UNSTUCK_SKIP_LAB=1")
 elif ! command -v go >/dev/null 2>&1; then

@@ -46,22 +46,21 @@ fn bad(path: &str, msg: impl Into<String>) -> HashError {
 
 /// Whether the Go value built from `v` is the zero value for omitempty purposes.
 fn is_empty(schema: &Schema, ty: &str, v: Option<&Value>) -> bool {
-    let Some(v) = v.filter(|v| !v.is_null()) else {
-        return true;
-    };
+    let v = v.filter(|v| !v.is_null());
     if ty.starts_with('*') {
-        return false;
+        return v.is_none();
     }
     let r = schema.resolve(ty);
+    if schema.get(r).is_some_and(|d| d.kind == "struct") || r == "resource.Quantity" || r == "intstr.IntOrString" {
+        return false; // encoding/json never treats a struct as empty, present or not
+    }
+    let Some(v) = v else { return true };
     if r.starts_with("[]") || r.starts_with("map[") {
         return match v {
             Value::Array(a) => a.is_empty(),
             Value::Object(o) => o.is_empty(),
             _ => false,
         };
-    }
-    if schema.get(r).is_some_and(|d| d.kind == "struct") || r == "resource.Quantity" || r == "intstr.IntOrString" {
-        return false; // structs are never "empty" to encoding/json
     }
     match v {
         Value::String(s) => s.is_empty(),

@@ -1,0 +1,3 @@
+module unstuck.local/hashoracle
+
+go 1.21
