@@ -7,7 +7,7 @@ KUBE_VERSION=${KUBE_VERSION:-v1.34.4}
 ETCD_VERSION=${ETCD_VERSION:-v3.5.21}
 CACHE=${UNSTUCK_LAB_CACHE:-$HOME/.cache/unstuck-lab}
 BIN="$CACHE/$KUBE_VERSION-etcd$ETCD_VERSION/bin"
-if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kube-controller-manager" ] && [ -x "$BIN/etcd" ]; then
+if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kube-controller-manager" ] && [ -x "$BIN/kube-scheduler" ] && [ -x "$BIN/etcd" ]; then
   echo "lab-build: cached binaries in $BIN"; echo "$BIN"; exit 0
 fi
 command -v go >/dev/null || { echo "lab-build: go not found" >&2; exit 3; }
@@ -32,13 +32,15 @@ package tools
 import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 )
 GO
 GOFLAGS=-mod=mod go mod tidy >/dev/null 2>&1 || true
 ld="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
 CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "$ld" -o "$BIN/" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
 
+if [ -x "$BIN/etcd" ]; then echo "$BIN"; exit 0; fi
 echo "lab-build: etcd $ETCD_VERSION" >&2
 mkdir -p "$work/etcd" && cd "$work/etcd"
 go mod init unstuck.local/etcdbuild >/dev/null 2>&1

@@ -116,7 +116,7 @@ pub(crate) fn read_archive(p: &Path, c: &mut Collector) -> Result<(), IngestErro
                 (&mut e)
                     .take(1 << 20)
                     .read_to_end(&mut b)
-                    .map_err(|err| IngestError::Io { path: shown.clone(), source: err })?;
+                    .map_err(|err| IngestError::Io { path: shown.clone(), cause: err })?;
                 c.set_manifest(&shown, &b)?;
             }
             Item::Api(stem) => {
@@ -131,7 +131,7 @@ pub(crate) fn read_archive(p: &Path, c: &mut Collector) -> Result<(), IngestErro
                 (&mut e)
                     .take(limits.max_api_file_bytes)
                     .read_to_end(&mut b)
-                    .map_err(|err| IngestError::Io { path: shown.clone(), source: err })?;
+                    .map_err(|err| IngestError::Io { path: shown.clone(), cause: err })?;
                 api::add_dump_file(c, &shown, stem, &b)?;
             }
             Item::Log { node } => {

@@ -27,6 +27,8 @@ pub struct Collector<'o> {
     pub(crate) log_files: Vec<LogFileHits>,
     /// Whether this input is a bundle (then missing kinds are warned about).
     bundle: bool,
+    /// Live mode: the capture time is the wall clock.
+    clock: bool,
 }
 
 impl<'o> Collector<'o> {
@@ -38,11 +40,42 @@ impl<'o> Collector<'o> {
             manifest_now: None,
             log_files: Vec::new(),
             bundle: false,
+            clock: false,
         }
     }
 
     pub(crate) fn limits(&self) -> Limits {
         self.opts.limits
+    }
+
+    /// Live mode: objects come from an API server; the capture time is now.
+    pub fn set_live(&mut self, server: &str) {
+        self.snap.source.kind = "live".into();
+        self.snap.source.path = server.to_string();
+        self.clock = true;
+        self.bundle = true;
+    }
+
+    /// Node logs from a directory laid out like a bundle's `_nodes/` (`DIR/<node>/<file>`).
+    pub fn add_node_logs_dir(&mut self, dir: &Path) -> Result<(), IngestError> {
+        let rd = fs::read_dir(dir).map_err(|e| IngestError::io(dir, e))?;
+        let mut files = Vec::new();
+        for e in rd.flatten() {
+            if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                files.extend(logs::list_log_files(&e.file_name().to_string_lossy(), &e.path()));
+            }
+        }
+        let root_s = dir.display().to_string();
+        let opts = self.opts;
+        let scanned: Vec<LogFileHits> =
+            files.par_iter().map(|(node, p)| logs::scan_file(&opts.catalog, &opts.limits, node, p, &root_s)).collect();
+        self.log_files.extend(scanned);
+        Ok(())
+    }
+
+    /// A warning to carry into the report.
+    pub fn add_warning(&mut self, w: String) {
+        self.warn(w);
     }
 
     pub(crate) fn set_source(&mut self, kind: &str, p: &Path) {
@@ -105,7 +138,7 @@ impl<'o> Collector<'o> {
                     .push("no leases.json: node heartbeats are read from node conditions only".into());
             }
         }
-        crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now);
+        crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now, self.clock);
         self.snap.source.kinds = self.kinds.iter().cloned().collect();
         self.snap.source.log_files = self.log_files.len();
         if !self.log_files.is_empty() {

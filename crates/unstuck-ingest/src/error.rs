@@ -4,8 +4,8 @@ use std::path::Path;
 /// warnings in `Snapshot::source.warnings` instead.
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
-    #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    #[error("{path}: {cause}")]
+    Io { path: String, cause: std::io::Error },
     #[error("{path}:{line}:{column}: {msg}")]
     Parse { path: String, line: usize, column: usize, msg: String },
     #[error("{path}: {msg}")]
@@ -22,7 +22,7 @@ pub enum IngestError {
 
 impl IngestError {
     pub fn io(p: &Path, e: std::io::Error) -> Self {
-        IngestError::Io { path: p.display().to_string(), source: e }
+        IngestError::Io { path: p.display().to_string(), cause: e }
     }
     pub(crate) fn json(path: &str, e: serde_json::Error) -> Self {
         IngestError::Parse { path: path.into(), line: e.line(), column: e.column(), msg: e.to_string() }

@@ -122,6 +122,30 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
     }
 }
 
+/// Add one API list (a `*List` response page or a dump file) of a known kind, with the same typed,
+/// slim deserializer the bundle reader uses: live mode and bundles share one path into the model.
+pub fn add_list_bytes(c: &mut Collector, source: &str, stem: &str, bytes: &[u8]) -> Result<(), IngestError> {
+    api::add_dump_file(c, source, stem, bytes)
+}
+
+/// Scan node logs laid out as `DIR/<node>/<file>` and attach their evidence to an existing snapshot
+/// (live mode fetches logs only for the nodes that hold stuck pods, after a first pass).
+pub fn attach_node_logs(snap: &mut Snapshot, dir: &Path, opts: &Options) -> Result<(), IngestError> {
+    let mut c = Collector::new(opts);
+    c.add_node_logs_dir(dir)?;
+    let files = std::mem::take(&mut c.log_files);
+    for f in &files {
+        snap.source.warnings.extend(f.warnings.iter().cloned());
+    }
+    snap.source.log_files += files.len();
+    snap.source.log_time_zone = Some(opts.log_tz_name.clone());
+    let now = snap.source.captured_at.unwrap_or_else(Time::now);
+    let mut hits = logs::attribute_and_fold(snap, files, opts, now);
+    snap.log_hits.append(&mut hits);
+    snap.canonicalize();
+    Ok(())
+}
+
 /// Scan only the node logs of a bundle directory (`_nodes/`), in parallel: the log engine alone.
 pub fn scan_node_logs(root: &Path, opts: &Options) -> Result<Vec<LogFileHits>, IngestError> {
     let nodes_dir = root.join("_nodes");
@@ -138,9 +162,11 @@ pub fn scan_node_logs(root: &Path, opts: &Options) -> Result<Vec<LogFileHits>, I
 }
 
 /// Settle the capture time: `--now`, then the manifest, then the newest timestamp.
-pub(crate) fn settle_now(snap: &mut Snapshot, flag: Option<Time>, manifest: Option<Time>) {
+pub(crate) fn settle_now(snap: &mut Snapshot, flag: Option<Time>, manifest: Option<Time>, clock: bool) {
     let (t, src) = if let Some(t) = flag {
         (Some(t), NowSource::Flag)
+    } else if clock {
+        (Some(Time::now()), NowSource::Clock)
     } else if let Some(t) = manifest {
         (Some(t), NowSource::BundleManifest)
     } else if let Some(t) = snap.newest_timestamp() {

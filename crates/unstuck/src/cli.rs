@@ -53,6 +53,23 @@ pub struct InputArgs {
     pub no_logs: bool,
 }
 
+/// kubectl's connection conventions (live mode, when no PATH is given).
+#[derive(Debug, clap::Args)]
+pub struct LiveArgs {
+    /// Path to the kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use.
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Live mode: read node logs from this directory (`DIR/<node>/<file>`) instead of the kubelet log API.
+    #[arg(long, value_name = "DIR")]
+    pub node_logs: Option<PathBuf>,
+    /// Print API call counts and peak memory to stderr when done.
+    #[arg(long, hide = true)]
+    pub stats: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
     /// Diagnose every stuck pod in a bundle (cluster-info dump directory, .tar.gz, or kubectl -o json/yaml files).
@@ -83,6 +100,25 @@ pub enum Cmd {
         /// Colour: auto (terminal and no NO_COLOR), always, never.
         #[arg(long, value_enum, default_value = "auto")]
         color: Color,
+        #[command(flatten)]
+        live: LiveArgs,
+    },
+    /// Collect a bundle from the live cluster (offline layout, .tar.gz), redacted by default.
+    Collect {
+        /// Output file.
+        #[arg(short = 'o', long, value_name = "FILE", default_value = "unstuck-bundle.tar.gz")]
+        output: PathBuf,
+        /// Keep env values and last-applied-configuration (they may hold secrets).
+        #[arg(long)]
+        no_redact: bool,
+        /// Fetch node logs of every node (default: only nodes holding stuck pods).
+        #[arg(long)]
+        all_node_logs: bool,
+        #[command(flatten)]
+        live: LiveArgs,
+        /// Only this namespace.
+        #[arg(short = 'n', long = "namespace", value_name = "NS")]
+        namespace: Option<String>,
     },
     /// List the rule catalog.
     Rules,
@@ -216,10 +252,18 @@ fn emit(s: &str) -> Result<()> {
 
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.cmd {
-        Cmd::Diagnose { paths, input, output, stuck_after, namespaces, all_namespaces, selector, rules, color } => {
-            if paths.is_empty() {
-                bail!("live mode (no PATH) needs a cluster connection, which this build does not have yet; give a bundle directory, a .tar.gz or kubectl -o json/yaml files");
-            }
+        Cmd::Diagnose {
+            paths,
+            input,
+            output,
+            stuck_after,
+            namespaces,
+            all_namespaces,
+            selector,
+            rules,
+            color,
+            live,
+        } => {
             let opts = ingest_options(&input)?;
             let mut cfg = Config { stuck_after: parse_duration(&stuck_after)?, ..Config::default() };
             if !all_namespaces {
@@ -234,7 +278,12 @@ pub fn run(cli: Cli) -> Result<u8> {
                 }
             }
             cfg.rules = rules;
-            let snap = unstuck_ingest::load(&paths, &opts)?;
+            let snap = if paths.is_empty() {
+                let ns = if cfg.namespaces.len() == 1 { cfg.namespaces.first().cloned() } else { None };
+                crate::live::snapshot(&live, ns, &opts, &cfg)?
+            } else {
+                unstuck_ingest::load(&paths, &opts)?
+            };
             let d = unstuck_rules::diagnose(&snap, &cfg);
             let report = Report::new(&snap, d);
             let text = match output {
@@ -246,6 +295,9 @@ pub fn run(cli: Cli) -> Result<u8> {
             };
             emit(&text)?;
             Ok(if report.findings.is_empty() { 0 } else { 1 })
+        }
+        Cmd::Collect { output, no_redact, all_node_logs, live, namespace } => {
+            crate::live::collect(&live, namespace, &output, !no_redact, all_node_logs)
         }
         Cmd::Rules => {
             let mut s = String::new();

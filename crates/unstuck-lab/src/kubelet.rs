@@ -1,0 +1,358 @@
+//! A simulated kubelet: registers its Node with real status, renews its Lease, and drives the pods
+//! bound to it through the status transitions a kubelet makes, completing graceful deletions with a
+//! UID-preconditioned delete. Its mode (label `lab.unstuck.dev/mode` on its own Node) makes it fail
+//! the way the seed incidents did, writing the matching node log lines under the lab's log directory.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use jiff::Timestamp;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Event, Node, Pod};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions};
+use serde_json::{json, Value};
+
+pub const MODE_LABEL: &str = "lab.unstuck.dev/mode";
+pub const BEHAVIOUR_ANNOTATION: &str = "lab.unstuck.dev/behaviour";
+
+#[derive(Debug, Clone)]
+pub struct NodeSpec {
+    pub name: String,
+    /// `containerd://1.7.13`, `docker://19.3.15`…
+    pub runtime: String,
+    pub kubelet_version: String,
+}
+
+impl NodeSpec {
+    pub fn new(name: &str, runtime: &str) -> Self {
+        NodeSpec { name: name.into(), runtime: runtime.into(), kubelet_version: "v1.34.4".into() }
+    }
+}
+
+pub struct SimKubelet {
+    client: kube::Client,
+    spec: NodeSpec,
+    log_dir: PathBuf,
+    started: HashSet<String>,
+    logged: HashSet<String>,
+    tick: u64,
+}
+
+fn ts(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+fn micro(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+fn hex_id(seed: &str) -> String {
+    let mut x: u64 = 0xcbf29ce484222325;
+    for b in seed.bytes() {
+        x = (x ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    let mut s = String::new();
+    for i in 0..4u64 {
+        let mut z = x.wrapping_add(i.wrapping_mul(0x9E3779B97F4A7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        s.push_str(&format!("{:016x}", z ^ (z >> 31)));
+    }
+    s
+}
+
+impl SimKubelet {
+    pub fn new(client: kube::Client, spec: NodeSpec, log_dir: PathBuf) -> Self {
+        SimKubelet { client, spec, log_dir, started: HashSet::new(), logged: HashSet::new(), tick: 0 }
+    }
+
+    /// Run until the task is dropped.
+    pub async fn run(mut self) {
+        if let Err(e) = self.register().await {
+            tracing::warn!("node {}: register: {e}", self.spec.name);
+        }
+        loop {
+            if let Err(e) = self.step().await {
+                tracing::debug!("node {}: {e}", self.spec.name);
+            }
+            tokio::time::sleep(Duration::from_millis(1000)).await;
+        }
+    }
+
+    async fn register(&self) -> Result<()> {
+        let nodes: Api<Node> = Api::all(self.client.clone());
+        let node: Node = serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": self.spec.name, "labels": {
+                "kubernetes.io/hostname": self.spec.name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+                "node-role.kubernetes.io/worker": "", MODE_LABEL: "healthy"}},
+        }))?;
+        match nodes.create(&PostParams::default(), &node).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 409 => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.post_status("healthy").await
+    }
+
+    async fn mode(&self) -> String {
+        let nodes: Api<Node> = Api::all(self.client.clone());
+        match nodes.get_opt(&self.spec.name).await {
+            Ok(Some(n)) => {
+                n.metadata.labels.and_then(|l| l.get(MODE_LABEL).cloned()).unwrap_or_else(|| "healthy".into())
+            }
+            _ => "healthy".into(),
+        }
+    }
+
+    async fn post_status(&self, mode: &str) -> Result<()> {
+        let now = Timestamp::now();
+        let (ready, reason, msg) = match mode {
+            "runtime-unresponsive" => (
+                "False",
+                "KubeletNotReady",
+                "PLEG is not healthy: pleg was last seen active 3m10s ago; threshold is 3m0s",
+            ),
+            _ => ("True", "KubeletReady", "kubelet is posting ready status"),
+        };
+        let pid = if mode == "pid-exhaustion" { "True" } else { "False" };
+        let cond = |t: &str, s: &str, r: &str, m: &str| json!({"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": ts(now), "lastTransitionTime": ts(now)});
+        let status = json!({"status": {
+            "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+            "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+            "conditions": [
+                cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+                cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+                cond("PIDPressure", pid, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+                cond("Ready", ready, reason, msg),
+            ],
+            "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}, {"type": "Hostname", "address": self.spec.name}],
+            "nodeInfo": {"machineID": "lab", "systemUUID": "lab", "bootID": "lab", "kernelVersion": "6.1.0", "osImage": "unstuck lab",
+                "containerRuntimeVersion": self.spec.runtime, "kubeletVersion": self.spec.kubelet_version, "kubeProxyVersion": self.spec.kubelet_version,
+                "operatingSystem": "linux", "architecture": "amd64"}
+        }});
+        let nodes: Api<Node> = Api::all(self.client.clone());
+        nodes.patch_status(&self.spec.name, &PatchParams::default(), &Patch::Merge(&status)).await?;
+        Ok(())
+    }
+
+    async fn renew_lease(&self) -> Result<()> {
+        let leases: Api<Lease> = Api::namespaced(self.client.clone(), "kube-node-lease");
+        let now = micro(Timestamp::now());
+        let patch = json!({"spec": {"renewTime": now, "holderIdentity": self.spec.name, "leaseDurationSeconds": 40}});
+        match leases.patch(&self.spec.name, &PatchParams::default(), &Patch::Merge(&patch)).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 => {
+                let l: Lease = serde_json::from_value(json!({
+                    "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                    "metadata": {"name": self.spec.name, "namespace": "kube-node-lease",
+                        "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": self.spec.name, "uid": self.node_uid().await.unwrap_or_default()}]},
+                    "spec": {"holderIdentity": self.spec.name, "leaseDurationSeconds": 40, "renewTime": now}
+                }))?;
+                leases.create(&PostParams::default(), &l).await?;
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn node_uid(&self) -> Option<String> {
+        let nodes: Api<Node> = Api::all(self.client.clone());
+        nodes.get_opt(&self.spec.name).await.ok().flatten().and_then(|n| n.metadata.uid)
+    }
+
+    fn log(&mut self, file: &str, key: &str, lines: &[String]) {
+        if !self.logged.insert(format!("{file}:{key}")) {
+            return;
+        }
+        let d = self.log_dir.join(&self.spec.name);
+        let _ = std::fs::create_dir_all(&d);
+        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(d.join(file)) {
+            for l in lines {
+                let _ = writeln!(f, "{l}");
+            }
+        }
+    }
+
+    fn syslog(&self, ident: &str, msg: &str) -> String {
+        format!("{} {} {ident}: {msg}", Timestamp::now().strftime("%b %e %H:%M:%S"), self.spec.name)
+    }
+
+    fn klog(&self, sev: char, file: &str, msg: &str) -> String {
+        let now = Timestamp::now();
+        format!(
+            "{} {} kubelet[4242]: {sev}{}    4242 {file}] {msg}",
+            now.strftime("%b %e %H:%M:%S"),
+            self.spec.name,
+            now.strftime("%m%d %H:%M:%S%.6f")
+        )
+    }
+
+    async fn event(&self, pod: &Pod, type_: &str, reason: &str, message: &str) -> Result<()> {
+        let ns = pod.metadata.namespace.clone().unwrap_or_default();
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let now = ts(Timestamp::now());
+        let ev: Event = serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"generateName": format!("{name}."), "namespace": ns},
+            "involvedObject": {"kind": "Pod", "namespace": ns, "name": name, "uid": pod.metadata.uid, "apiVersion": "v1"},
+            "reason": reason, "message": message, "type": type_, "source": {"component": "kubelet", "host": self.spec.name},
+            "firstTimestamp": now, "lastTimestamp": now, "count": 1, "reportingComponent": "kubelet", "reportingInstance": self.spec.name
+        }))?;
+        let api: Api<Event> = Api::namespaced(self.client.clone(), &ns);
+        api.create(&PostParams::default(), &ev).await?;
+        Ok(())
+    }
+
+    async fn step(&mut self) -> Result<()> {
+        self.tick += 1;
+        let mode = self.mode().await;
+        if mode == "lost" {
+            return Ok(()); // powered off: no heartbeat, no status, no pod handling
+        }
+        self.renew_lease().await?;
+        if self.tick % 5 == 1 || mode != "healthy" {
+            self.post_status(&mode).await?;
+        }
+        let pods: Api<Pod> = Api::all(self.client.clone());
+        let list = pods.list(&ListParams::default().fields(&format!("spec.nodeName={}", self.spec.name))).await?;
+        for pod in list.items {
+            if let Err(e) = self.handle(&mode, &pod).await {
+                tracing::debug!("pod {:?}: {e}", pod.metadata.name);
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle(&mut self, mode: &str, pod: &Pod) -> Result<()> {
+        let ns = pod.metadata.namespace.clone().unwrap_or_default();
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let uid = pod.metadata.uid.clone().unwrap_or_default();
+        let api: Api<Pod> = Api::namespaced(self.client.clone(), &ns);
+        let spec = pod.spec.clone().unwrap_or_default();
+        let behaviour =
+            pod.metadata.annotations.as_ref().and_then(|a| a.get(BEHAVIOUR_ANNOTATION)).cloned().unwrap_or_default();
+        let shared_pid = spec.host_pid == Some(true) || spec.share_process_namespace == Some(true);
+        let hooked = spec.containers.iter().position(|c| {
+            c.lifecycle.as_ref().and_then(|l| l.post_start.as_ref()).and_then(|h| h.exec.as_ref()).is_some()
+        });
+        let poststart_hang = shared_pid && hooked.is_some() && self.spec.runtime.starts_with("docker://");
+        let has_nfs = spec.volumes.as_ref().is_some_and(|v| v.iter().any(|v| v.nfs.is_some()));
+        let phase = pod.status.as_ref().and_then(|s| s.phase.clone()).unwrap_or_default();
+        let runtime = self.spec.runtime.split("://").next().unwrap_or("containerd").to_string();
+        let cid = |c: &str| format!("{runtime}://{}", hex_id(&format!("{uid}/{c}")));
+
+        if pod.metadata.deletion_timestamp.is_some() {
+            // The pod worker cannot finish: the hook never returned, the runtime hangs, the mount hangs.
+            if poststart_hang {
+                return Ok(());
+            }
+            match mode {
+                "pid-exhaustion" => return Ok(()),
+                "runtime-unresponsive" => {
+                    let key = format!("kill-{uid}");
+                    if self.logged.insert(key.clone()) {
+                        let _ = self.event(pod, "Warning", "FailedKillPod", &format!("error killing pod: failed to \"KillPodSandbox\" for \"{uid}\" with KillPodSandboxError: \"rpc error: code = DeadlineExceeded desc = context deadline exceeded\"")).await;
+                    }
+                    let line = self.klog('E', "pod_workers.go:1301", &format!("\"Error syncing pod, skipping\" err=\"failed to \\\"KillPodSandbox\\\" for \\\"{uid}\\\" with KillPodSandboxError: \\\"rpc error: code = DeadlineExceeded desc = context deadline exceeded\\\"\" pod=\"{ns}/{name}\" podUID=\"{uid}\""));
+                    self.log("kubelet.log", &key, &[line]);
+                    return Ok(());
+                }
+                "nfs-hang" if has_nfs => {
+                    let lines = vec![
+                        self.syslog("kernel", "nfs: server 10.96.0.50 not responding, still trying"),
+                        self.klog('E', "nestedpendingoperations.go:348", &format!("Operation for \"{{volumeName:kubernetes.io/nfs/{uid}-share podName:{uid} nodeName:}}\" failed. No retries permitted until {} (durationBeforeRetry 2m2s). Error: UnmountVolume.TearDown failed for volume \"share\" (UniqueName: \"kubernetes.io/nfs/{uid}-share\") pod \"{uid}\" (UID: \"{uid}\") : unmount failed: exit status 16: umount.nfs: /var/lib/kubelet/pods/{uid}/volumes/kubernetes.io~nfs/share: device is busy", Timestamp::now().strftime("%Y-%m-%d %H:%M:%S%.9f +0000 UTC"))),
+                    ];
+                    self.log("messages", &format!("nfs-{uid}"), &lines);
+                    return Ok(());
+                }
+                _ => {}
+            }
+            // A healthy kubelet: stop containers, report a terminal phase, then remove the object.
+            if phase != "Succeeded" && phase != "Failed" {
+                let statuses: Vec<Value> = spec
+                    .containers
+                    .iter()
+                    .map(|c| json!({"name": c.name, "image": c.image, "imageID": "", "ready": false, "restartCount": 0, "containerID": cid(&c.name),
+                        "state": {"terminated": {"exitCode": 0, "reason": "Completed", "finishedAt": ts(Timestamp::now()), "containerID": cid(&c.name)}}}))
+                    .collect();
+                api.patch_status(
+                    &name,
+                    &PatchParams::default(),
+                    &Patch::Merge(&json!({"status": {"phase": "Succeeded", "containerStatuses": statuses}})),
+                )
+                .await?;
+            }
+            let dp = DeleteParams {
+                grace_period_seconds: Some(0),
+                preconditions: Some(Preconditions { uid: Some(uid.clone()), resource_version: None }),
+                ..Default::default()
+            };
+            let _ = api.delete(&name, &dp).await;
+            return Ok(());
+        }
+        if self.started.contains(&uid) {
+            return Ok(());
+        }
+        let now = Timestamp::now();
+        let cond =
+            |t: &str, s: &str| json!({"type": t, "status": s, "lastProbeTime": null, "lastTransitionTime": ts(now)});
+        let running = |c: &k8s_openapi::api::core::v1::Container, ready: bool| json!({"name": c.name, "image": c.image, "imageID": format!("{}@sha256:{}", c.image.clone().unwrap_or_default(), hex_id(&c.name)), "ready": ready, "restartCount": 0, "started": true, "containerID": cid(&c.name), "state": {"running": {"startedAt": ts(now)}}});
+        let waiting = |c: &k8s_openapi::api::core::v1::Container, reason: &str, msg: &str| json!({"name": c.name, "image": c.image, "imageID": "", "ready": false, "restartCount": 0, "started": false, "state": {"waiting": {"reason": reason, "message": msg}}});
+        let (phase, statuses, ready): (&str, Vec<Value>, bool) = if poststart_hang {
+            let h = hooked.unwrap_or(0);
+            let st = spec
+                .containers
+                .iter()
+                .enumerate()
+                .map(|(i, c)| if i <= h { running(c, false) } else { waiting(c, "ContainerCreating", "") })
+                .collect();
+            ("Pending", st, false)
+        } else if matches!(mode, "pid-exhaustion") {
+            let lines = vec![
+                self.syslog("dockerd", &format!("time=\"{}\" level=warning msg=\"failed to retrieve runc version: fork/exec /usr/bin/runc: resource temporarily unavailable\"", micro(now))),
+                self.syslog("systemd-udevd", "fork of child failed: Resource temporarily unavailable"),
+                self.klog('E', "remote_runtime.go:176", &format!("\"RunPodSandbox from runtime service failed\" err=\"rpc error: code = Unknown desc = failed to start sandbox container for pod \\\"{name}\\\": fork/exec /usr/bin/runc: resource temporarily unavailable\"")),
+            ];
+            self.log("messages", &format!("pid-{uid}"), &lines);
+            let st = spec.containers.iter().map(|c| waiting(c, "ContainerCreating", "")).collect();
+            ("Pending", st, false)
+        } else if behaviour == "image-pull" {
+            let st = spec
+                .containers
+                .iter()
+                .map(|c| {
+                    waiting(
+                        c,
+                        "ImagePullBackOff",
+                        &format!("Back-off pulling image \"{}\"", c.image.clone().unwrap_or_default()),
+                    )
+                })
+                .collect();
+            ("Pending", st, false)
+        } else if behaviour == "crash-loop" {
+            let st = spec
+                .containers
+                .iter()
+                .map(|c| json!({"name": c.name, "image": c.image, "imageID": "", "ready": false, "restartCount": 6, "started": false, "containerID": cid(&c.name),
+                    "state": {"waiting": {"reason": "CrashLoopBackOff", "message": format!("back-off 2m40s restarting failed container={} pod={name}_{ns}", c.name)}},
+                    "lastState": {"terminated": {"exitCode": 1, "reason": "Error", "startedAt": ts(now), "finishedAt": ts(now)}}}))
+                .collect();
+            ("Running", st, false)
+        } else {
+            ("Running", spec.containers.iter().map(|c| running(c, true)).collect(), true)
+        };
+        let r = if ready { "True" } else { "False" };
+        let status = json!({"status": {
+            "phase": phase, "hostIP": "127.0.0.1", "podIP": "10.244.0.10", "startTime": ts(now),
+            "conditions": [cond("Initialized", "True"), cond("Ready", r), cond("ContainersReady", r), cond("PodScheduled", "True")],
+            "containerStatuses": statuses
+        }});
+        api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&status)).await?;
+        self.started.insert(uid);
+        Ok(())
+    }
+}

@@ -1,0 +1,296 @@
+//! Scenarios: each reproduces a seed incident through the real controllers (scheduler, node lifecycle
+//! and taint-eviction controllers, Deployment and StatefulSet controllers) and the simulated kubelets.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use serde_json::{json, Value};
+
+use crate::kubelet::{NodeSpec, BEHAVIOUR_ANNOTATION, MODE_LABEL};
+
+pub const SCENARIOS: &[&str] = &[
+    "node-lost",
+    "recreate-blocked",
+    "statefulset-blocked",
+    "finalizer-blocked",
+    "poststart-hostpid-docker",
+    "pid-exhaustion",
+    "runtime-unresponsive",
+    "nfs-hang",
+    "crash-loop",
+    "image-pull",
+    "unschedulable",
+];
+
+/// The lab's simulated nodes: two healthy workers and one node per failure mode.
+pub fn nodes() -> Vec<NodeSpec> {
+    vec![
+        NodeSpec::new("lab-node-1", "containerd://1.7.13"),
+        NodeSpec::new("lab-node-2", "containerd://1.7.13"),
+        NodeSpec::new("lost-1", "containerd://1.7.13"),
+        NodeSpec::new("docker-1", "docker://19.3.15"),
+        NodeSpec::new("pid-1", "docker://20.10.7"),
+        NodeSpec::new("rt-1", "containerd://1.7.13"),
+        NodeSpec::new("nfs-1", "containerd://1.7.13"),
+    ]
+}
+
+/// What `unstuck diagnose` must find for a scenario: (rule, subject kind, namespace/name or node).
+pub fn expected(name: &str) -> Vec<(&'static str, &'static str, &'static str)> {
+    match name {
+        "node-lost" | "recreate-blocked" | "statefulset-blocked" => vec![
+            ("node-lost", "Node", "lost-1"),
+            ("node-lost", "Pod", "sc-lost/standalone"),
+            ("rollout-blocked-by-terminating", "Deployment", "sc-lost/crontab"),
+            ("rollout-blocked-by-terminating", "StatefulSet", "sc-lost/db"),
+        ],
+        "finalizer-blocked" => vec![("finalizer-blocked", "Pod", "sc-finalizer/holder")],
+        "poststart-hostpid-docker" => vec![("poststart-exec-hang", "Pod", "sc-poststart/khaos-guardian")],
+        "pid-exhaustion" => {
+            vec![("pid-exhaustion", "Node", "pid-1"), ("pid-exhaustion", "Pod", "sc-pid/report-worker")]
+        }
+        "runtime-unresponsive" => {
+            vec![("runtime-unresponsive", "Node", "rt-1"), ("runtime-unresponsive", "Pod", "sc-runtime/billing")]
+        }
+        "nfs-hang" => vec![("volume-unmount-hang", "Pod", "sc-nfs/ledger")],
+        "crash-loop" => vec![("crash-loop", "Pod", "sc-apps/checkout")],
+        "image-pull" => vec![("image-pull-failure", "Pod", "sc-apps/cart")],
+        "unschedulable" => vec![("unschedulable", "Pod", "sc-apps/gpu-job")],
+        _ => vec![],
+    }
+}
+
+async fn ensure_ns(c: &kube::Client, ns: &str) -> Result<()> {
+    let api: Api<Namespace> = Api::all(c.clone());
+    let n: Namespace =
+        serde_json::from_value(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))?;
+    match api.create(&PostParams::default(), &n).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn create_pod(c: &kube::Client, ns: &str, v: Value) -> Result<()> {
+    ensure_ns(c, ns).await?;
+    let api: Api<Pod> = Api::namespaced(c.clone(), ns);
+    let p: Pod = serde_json::from_value(v)?;
+    match api.create(&PostParams::default(), &p).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn pod(name: &str, node: Option<&str>, extra_spec: Value, annotations: Value) -> Value {
+    let mut spec = json!({"terminationGracePeriodSeconds": 1, "containers": [{"name": "app", "image": "registry.example.com/app:1.0"}]});
+    if let Some(n) = node {
+        spec["nodeName"] = json!(n);
+    }
+    if let (Some(s), Some(e)) = (spec.as_object_mut(), extra_spec.as_object()) {
+        for (k, v) in e {
+            s.insert(k.clone(), v.clone());
+        }
+    }
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "annotations": annotations}, "spec": spec})
+}
+
+pub async fn set_mode(c: &kube::Client, node: &str, mode: &str) -> Result<()> {
+    let api: Api<Node> = Api::all(c.clone());
+    api.patch(node, &PatchParams::default(), &Patch::Merge(&json!({"metadata": {"labels": {MODE_LABEL: mode}}})))
+        .await?;
+    Ok(())
+}
+
+/// Poll until `f` holds (or fail after `timeout`).
+pub async fn wait_until<F, Fut>(what: &str, timeout: Duration, mut f: F) -> Result<()>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let start = std::time::Instant::now();
+    while start.elapsed() < timeout {
+        if f().await {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    bail!("timed out after {timeout:?} waiting for {what}")
+}
+
+async fn pod_phase(c: &kube::Client, ns: &str, name: &str) -> Option<(String, bool)> {
+    let api: Api<Pod> = Api::namespaced(c.clone(), ns);
+    let p = api.get_opt(name).await.ok()??;
+    Some((p.status.and_then(|s| s.phase).unwrap_or_default(), p.metadata.deletion_timestamp.is_some()))
+}
+
+async fn wait_running(c: &kube::Client, ns: &str, name: &str) -> Result<()> {
+    wait_until(&format!("pod {ns}/{name} Running"), Duration::from_secs(60), || async {
+        pod_phase(c, ns, name).await.is_some_and(|(p, _)| p == "Running")
+    })
+    .await
+}
+
+async fn delete_pod(c: &kube::Client, ns: &str, name: &str) -> Result<()> {
+    let api: Api<Pod> = Api::namespaced(c.clone(), ns);
+    api.delete(name, &DeleteParams { grace_period_seconds: Some(1), ..Default::default() }).await?;
+    Ok(())
+}
+
+async fn pods_of(c: &kube::Client, ns: &str, label: &str) -> Vec<Pod> {
+    let api: Api<Pod> = Api::namespaced(c.clone(), ns);
+    api.list(&kube::api::ListParams::default().labels(label)).await.map(|l| l.items).unwrap_or_default()
+}
+
+/// Apply a scenario and wait until the cluster is in the incident's state.
+pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
+    match name {
+        "node-lost" | "recreate-blocked" | "statefulset-blocked" => node_loss(c).await,
+        "finalizer-blocked" => {
+            let ns = "sc-finalizer";
+            let mut p = pod("holder", Some("lab-node-1"), json!({}), json!({}));
+            p["metadata"]["finalizers"] = json!(["lab.unstuck.dev/hold"]);
+            create_pod(c, ns, p).await?;
+            wait_running(c, ns, "holder").await?;
+            delete_pod(c, ns, "holder").await?;
+            wait_until("holder to finish but stay", Duration::from_secs(60), || async {
+                pod_phase(c, ns, "holder").await.is_some_and(|(p, d)| d && p == "Succeeded")
+            })
+            .await
+        }
+        "poststart-hostpid-docker" => {
+            let ns = "sc-poststart";
+            let spec = json!({"hostPID": true, "containers": [
+                {"name": "khaos-agent", "image": "registry.example.com/khaos/agent:1.0", "lifecycle": {"postStart": {"exec": {"command": ["/bin/sh", "-c", "/opt/khaos/register.sh"]}}}},
+                {"name": "khaos-collector", "image": "registry.example.com/khaos/collector:1.0"},
+                {"name": "khaos-exporter", "image": "registry.example.com/khaos/exporter:1.0"}]});
+            create_pod(c, ns, pod("khaos-guardian", Some("docker-1"), spec, json!({}))).await?;
+            wait_until("khaos-guardian status", Duration::from_secs(60), || async {
+                pod_phase(c, ns, "khaos-guardian").await.is_some_and(|(p, _)| p == "Pending")
+            })
+            .await?;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            delete_pod(c, ns, "khaos-guardian").await
+        }
+        "pid-exhaustion" => {
+            set_mode(c, "pid-1", "pid-exhaustion").await?;
+            create_pod(c, "sc-pid", pod("report-worker", Some("pid-1"), json!({}), json!({}))).await?;
+            wait_until("report-worker status", Duration::from_secs(60), || async {
+                pod_phase(c, "sc-pid", "report-worker").await.is_some_and(|(p, _)| p == "Pending")
+            })
+            .await
+        }
+        "runtime-unresponsive" => {
+            create_pod(c, "sc-runtime", pod("billing", Some("rt-1"), json!({}), json!({}))).await?;
+            wait_running(c, "sc-runtime", "billing").await?;
+            set_mode(c, "rt-1", "runtime-unresponsive").await?;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            delete_pod(c, "sc-runtime", "billing").await
+        }
+        "nfs-hang" => {
+            let spec = json!({"volumes": [{"name": "share", "nfs": {"server": "10.96.0.50", "path": "/exports/ledger"}}],
+                "containers": [{"name": "app", "image": "registry.example.com/ledger:1.0", "volumeMounts": [{"name": "share", "mountPath": "/data"}]}]});
+            create_pod(c, "sc-nfs", pod("ledger", Some("nfs-1"), spec, json!({}))).await?;
+            wait_running(c, "sc-nfs", "ledger").await?;
+            set_mode(c, "nfs-1", "nfs-hang").await?;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            delete_pod(c, "sc-nfs", "ledger").await
+        }
+        "crash-loop" => {
+            create_pod(
+                c,
+                "sc-apps",
+                pod("checkout", Some("lab-node-2"), json!({}), json!({BEHAVIOUR_ANNOTATION: "crash-loop"})),
+            )
+            .await?;
+            wait_running(c, "sc-apps", "checkout").await
+        }
+        "image-pull" => {
+            create_pod(
+                c,
+                "sc-apps",
+                pod("cart", Some("lab-node-2"), json!({}), json!({BEHAVIOUR_ANNOTATION: "image-pull"})),
+            )
+            .await?;
+            wait_until("cart status", Duration::from_secs(60), || async {
+                pod_phase(c, "sc-apps", "cart").await.is_some_and(|(p, _)| p == "Pending")
+            })
+            .await
+        }
+        "unschedulable" => {
+            let spec = json!({"containers": [{"name": "train", "image": "registry.example.com/train:1.0", "resources": {"requests": {"cpu": "1000"}}}]});
+            create_pod(c, "sc-apps", pod("gpu-job", None, spec, json!({}))).await?;
+            wait_until("gpu-job Unschedulable", Duration::from_secs(60), || async {
+                let api: Api<Pod> = Api::namespaced(c.clone(), "sc-apps");
+                api.get_opt("gpu-job")
+                    .await
+                    .ok()
+                    .flatten()
+                    .and_then(|p| p.status)
+                    .and_then(|s| s.conditions)
+                    .is_some_and(|cs| cs.iter().any(|x| x.type_ == "PodScheduled" && x.status == "False"))
+            })
+            .await
+        }
+        other => bail!("unknown scenario {other:?}; known: {}", SCENARIOS.join(", ")),
+    }
+}
+
+/// Seed 002: a bare pod, a Recreate Deployment and a StatefulSet on `lost-1`; the node is powered off;
+/// the node controller taints it and the taint-eviction controller marks the pods for deletion; the
+/// Deployment is then re-released and cannot roll out.
+async fn node_loss(c: &kube::Client) -> Result<()> {
+    let ns = "sc-lost";
+    ensure_ns(c, ns).await?;
+    create_pod(c, ns, pod("standalone", Some("lost-1"), json!({}), json!({}))).await?;
+    let sel = json!({"kubernetes.io/hostname": "lost-1"});
+    let deploy: Deployment = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "crontab", "namespace": ns},
+        "spec": {"replicas": 1, "strategy": {"type": "Recreate"}, "selector": {"matchLabels": {"app": "crontab"}},
+            "template": {"metadata": {"labels": {"app": "crontab"}}, "spec": {"nodeSelector": sel, "terminationGracePeriodSeconds": 1,
+                "containers": [{"name": "cron", "image": "registry.example.com/cron:1.0"}]}}}
+    }))?;
+    let dapi: Api<Deployment> = Api::namespaced(c.clone(), ns);
+    let _ = dapi.create(&PostParams::default(), &deploy).await;
+    let sts: StatefulSet = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": ns},
+        "spec": {"replicas": 1, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"nodeSelector": sel, "terminationGracePeriodSeconds": 1,
+                "containers": [{"name": "db", "image": "registry.example.com/db:14"}]}}}
+    }))?;
+    let sapi: Api<StatefulSet> = Api::namespaced(c.clone(), ns);
+    let _ = sapi.create(&PostParams::default(), &sts).await;
+    wait_until("crontab and db pods Running", Duration::from_secs(90), || async {
+        let a = pods_of(c, ns, "app=crontab").await;
+        let b = pods_of(c, ns, "app=db").await;
+        let running =
+            |v: &[Pod]| v.iter().any(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"));
+        running(&a) && running(&b) && pod_phase(c, ns, "standalone").await.is_some_and(|(p, _)| p == "Running")
+    })
+    .await?;
+    set_mode(c, "lost-1", "lost").await?;
+    wait_until(
+        "pods on lost-1 marked for deletion by the taint-eviction controller",
+        Duration::from_secs(120),
+        || async {
+            let all = pods_of(c, ns, "").await;
+            let on: Vec<&Pod> =
+                all.iter().filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some("lost-1")).collect();
+            on.len() >= 3 && on.iter().all(|p| p.metadata.deletion_timestamp.is_some())
+        },
+    )
+    .await
+    .context("node lifecycle controller did not evict")?;
+    // Re-release the Recreate Deployment (seed 002): the rollout waits for the old pod forever.
+    dapi.patch(
+        "crontab",
+        &PatchParams::default(),
+        &Patch::Merge(&json!({"spec": {"template": {"spec": {"containers": [{"name": "cron", "image": "registry.example.com/cron:1.1"}]}}}})),
+    )
+    .await?;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    Ok(())
+}

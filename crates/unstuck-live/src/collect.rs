@@ -1,0 +1,214 @@
+//! `unstuck collect`: a bundle in the offline layout (cluster-info dump compatible plus extra kinds,
+//! `unstuck-bundle.json`, node logs where reachable), written atomically as a .tar.gz, redacted by default.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::{Live, LiveError, LISTS};
+
+#[derive(Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectStats {
+    pub objects: usize,
+    pub api_calls: u64,
+    pub bytes: u64,
+    pub node_log_files: usize,
+    pub redacted_values: usize,
+    pub notes: Vec<String>,
+}
+
+/// What redaction replaces values with.
+pub const REDACTED: &str = "<redacted by unstuck collect>";
+
+/// Remove secrets and bulk: `env[].value`, last-applied-configuration, managedFields.
+pub fn redact(v: &mut Value, count: &mut usize) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::Array(env)) = m.get_mut("env") {
+                for e in env {
+                    if let Some(val) = e.get_mut("value") {
+                        *val = Value::String(REDACTED.into());
+                        *count += 1;
+                    }
+                }
+            }
+            if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+                meta.remove("managedFields");
+                if let Some(Value::Object(ann)) = meta.get_mut("annotations") {
+                    if ann.remove("kubectl.kubernetes.io/last-applied-configuration").is_some() {
+                        *count += 1;
+                    }
+                }
+            }
+            for (_, x) in m.iter_mut() {
+                redact(x, count);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| redact(x, count)),
+        _ => {}
+    }
+}
+
+fn list_kind(stem: &str) -> &'static str {
+    unstuck_ingest::KINDS.iter().find(|(k, _)| *k == stem).map(|(_, l)| *l).unwrap_or("List")
+}
+
+/// Collect into `out` (a .tar.gz). `log_nodes`: nodes whose logs to fetch.
+/// `local_logs`: a directory laid out as `DIR/<node>/<file>` to include instead of fetching node logs.
+pub async fn collect_bundle(
+    live: &Live,
+    out: &Path,
+    redact_values: bool,
+    log_nodes: &[String],
+    local_logs: Option<&Path>,
+) -> Result<CollectStats, LiveError> {
+    let mut stats = CollectStats::default();
+    let mut files: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut present: Vec<&str> = Vec::new();
+    for (stem, cluster, namespaced, resource) in LISTS {
+        let path = live.list_path(cluster, namespaced);
+        let mut items: Vec<Value> = Vec::new();
+        let res = live
+            .list_pages(&path, resource, |page| {
+                let v: Value = serde_json::from_slice(page)
+                    .map_err(|e| LiveError::Api { path: path.clone(), message: e.to_string() })?;
+                if let Some(Value::Array(a)) = v.get("items") {
+                    items.extend(a.iter().cloned());
+                }
+                Ok(())
+            })
+            .await;
+        match res {
+            Ok(_) => present.push(stem),
+            Err(e @ LiveError::Forbidden { .. }) if matches!(*stem, "nodes" | "pods") => return Err(e),
+            Err(e) => {
+                stats.notes.push(format!("{resource} not collected: {e}"));
+                continue;
+            }
+        }
+        for mut it in items {
+            if redact_values {
+                redact(&mut it, &mut stats.redacted_values);
+            }
+            let key = if *stem == "nodes" {
+                "nodes.json".to_string()
+            } else {
+                let ns = it.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+                format!("{ns}/{stem}.json")
+            };
+            stats.objects += 1;
+            files.entry(key).or_default().push(it);
+        }
+    }
+    // cluster-info dump writes these per namespace even when empty.
+    let namespaces: Vec<String> =
+        files.keys().filter_map(|k| k.split_once('/').map(|(ns, _)| ns.to_string())).collect();
+    for ns in namespaces {
+        for stem in ["pods", "events", "deployments", "replicasets", "daemonsets"] {
+            if present.contains(&stem) {
+                files.entry(format!("{ns}/{stem}.json")).or_default();
+            }
+        }
+    }
+    let tmpdir = std::env::temp_dir().join(format!("unstuck-collect-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmpdir);
+    let logs_dir = match local_logs {
+        Some(d) => d.to_path_buf(),
+        None => {
+            if !log_nodes.is_empty() {
+                stats.notes.extend(live.fetch_node_logs(log_nodes, &tmpdir).await);
+            }
+            tmpdir.clone()
+        }
+    };
+    let version =
+        live.get("/version", "version", "get").await.ok().and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    let manifest = json!({
+        "apiVersion": "unstuck/v1",
+        "kind": "BundleManifest",
+        "capturedAt": jiff::Timestamp::now().to_string(),
+        "source": live.server,
+        "serverVersion": version.as_ref().and_then(|v| v.get("gitVersion")).cloned().unwrap_or(Value::Null),
+        "unstuckVersion": env!("CARGO_PKG_VERSION"),
+        "redacted": redact_values,
+        "kinds": present,
+    });
+    // Write to a temporary file next to the target, then rename: never a half-written bundle.
+    let part = out.with_extension("tar.gz.part");
+    let result = (|| -> std::io::Result<usize> {
+        let f = std::fs::File::create(&part)?;
+        let gz = flate2::write::GzEncoder::new(std::io::BufWriter::new(f), flate2::Compression::default());
+        let mut tar = tar::Builder::new(gz);
+        let mut add = |name: &str, data: &[u8]| -> std::io::Result<()> {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_mtime(jiff::Timestamp::now().as_second().max(0) as u64);
+            h.set_cksum();
+            tar.append_data(&mut h, name, data)
+        };
+        add("unstuck-bundle.json", &serde_json::to_vec_pretty(&manifest)?)?;
+        for (name, items) in &files {
+            let stem = name.rsplit('/').next().unwrap_or("").trim_end_matches(".json");
+            let list = json!({"kind": list_kind(stem), "apiVersion": "v1", "metadata": {}, "items": items});
+            add(name, &serde_json::to_vec_pretty(&list)?)?;
+        }
+        let mut logs = 0;
+        if let Ok(rd) = std::fs::read_dir(&logs_dir) {
+            for node in rd.flatten() {
+                if !node.file_type()?.is_dir() {
+                    continue;
+                }
+                for f in std::fs::read_dir(node.path())?.flatten() {
+                    if !f.file_type()?.is_file() {
+                        continue;
+                    }
+                    let data = std::fs::read(f.path())?;
+                    add(
+                        &format!("_nodes/{}/{}", node.file_name().to_string_lossy(), f.file_name().to_string_lossy()),
+                        &data,
+                    )?;
+                    logs += 1;
+                }
+            }
+        }
+        let gz = tar.into_inner()?;
+        let mut w = gz.finish()?;
+        w.flush()?;
+        Ok(logs)
+    })();
+    let _ = std::fs::remove_dir_all(&tmpdir);
+    match result {
+        Ok(n) => {
+            stats.node_log_files = n;
+            std::fs::rename(&part, out).map_err(|e| LiveError::Io(format!("{}: {e}", out.display())))?;
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&part);
+            return Err(LiveError::Io(format!("{}: {e}", out.display())));
+        }
+    }
+    stats.api_calls = live.api_calls.load(std::sync::atomic::Ordering::Relaxed);
+    stats.bytes = live.bytes.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redaction() {
+        let mut v = json!({"metadata": {"name": "p", "managedFields": [{}], "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{\"env\":\"secret\"}", "keep": "x"}},
+            "spec": {"containers": [{"name": "a", "env": [{"name": "PASSWORD", "value": "hunter2"}, {"name": "FROM", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]}]}});
+        let mut n = 0;
+        redact(&mut v, &mut n);
+        let s = v.to_string();
+        assert!(!s.contains("hunter2") && !s.contains("managedFields") && !s.contains("last-applied"));
+        assert!(s.contains("secretKeyRef") && s.contains("\"keep\":\"x\""));
+        assert_eq!(n, 2);
+    }
+}

@@ -1,0 +1,263 @@
+//! Live clusters. Lists every kind the rules need with paginated LISTs (cost proportional to the
+//! number of kinds, not pods; no per-pod GETs) and feeds each page to the same slim deserializer the
+//! bundle reader uses, so rules see the same model either way. Also writes bundles (`collect`) and
+//! reads node logs through the kubelet's log endpoints.
+
+mod collect;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use unstuck_ingest::{Collector, Options};
+use unstuck_model::Snapshot;
+
+pub use collect::{collect_bundle, CollectStats};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("cannot load cluster configuration: {0}")]
+    Config(String),
+    #[error("forbidden: these credentials cannot {verb} {resource}{scope} (the read-only ClusterRole in deploy/rbac.yaml grants what diagnose needs): {message}")]
+    Forbidden { verb: String, resource: String, scope: String, message: String },
+    #[error("{path}: {message}")]
+    Api { path: String, message: String },
+    #[error(transparent)]
+    Ingest(#[from] unstuck_ingest::IngestError),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// How to reach the cluster (kubectl's conventions).
+#[derive(Debug, Clone, Default)]
+pub struct LiveOptions {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    /// Restrict namespaced lists to one namespace.
+    pub namespace: Option<String>,
+    /// Objects per LIST page.
+    pub page_size: u32,
+    /// Progress on stderr (only when it is a terminal).
+    pub progress: bool,
+}
+
+/// A connected client with request accounting.
+pub struct Live {
+    client: kube::Client,
+    pub server: String,
+    pub api_calls: AtomicU64,
+    pub bytes: AtomicU64,
+    page_size: u32,
+    namespace: Option<String>,
+    progress: bool,
+}
+
+/// (dump stem, cluster-wide path, namespaced path template, API group/resource for error messages)
+pub const LISTS: &[(&str, &str, &str, &str)] = &[
+    ("nodes", "/api/v1/nodes", "", "nodes"),
+    ("pods", "/api/v1/pods", "/api/v1/namespaces/{ns}/pods", "pods"),
+    ("events", "/api/v1/events", "/api/v1/namespaces/{ns}/events", "events"),
+    ("deployments", "/apis/apps/v1/deployments", "/apis/apps/v1/namespaces/{ns}/deployments", "deployments.apps"),
+    ("replicasets", "/apis/apps/v1/replicasets", "/apis/apps/v1/namespaces/{ns}/replicasets", "replicasets.apps"),
+    ("statefulsets", "/apis/apps/v1/statefulsets", "/apis/apps/v1/namespaces/{ns}/statefulsets", "statefulsets.apps"),
+    ("daemonsets", "/apis/apps/v1/daemonsets", "/apis/apps/v1/namespaces/{ns}/daemonsets", "daemonsets.apps"),
+    ("jobs", "/apis/batch/v1/jobs", "/apis/batch/v1/namespaces/{ns}/jobs", "jobs.batch"),
+    (
+        "persistentvolumeclaims",
+        "/api/v1/persistentvolumeclaims",
+        "/api/v1/namespaces/{ns}/persistentvolumeclaims",
+        "persistentvolumeclaims",
+    ),
+    ("leases", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", "", "leases.coordination.k8s.io"),
+];
+
+/// The `continue` token of a list page: ListMeta is serialized before the items, so it sits near the start.
+pub fn continue_token(page: &[u8]) -> Option<String> {
+    let head = &page[..page.len().min(8192)];
+    let i = memfind(head, b"\"continue\":\"")? + 12;
+    let end = head[i..].iter().position(|&c| c == b'"')?;
+    let tok = std::str::from_utf8(&head[i..i + end]).ok()?;
+    (!tok.is_empty()).then(|| tok.to_string())
+}
+
+fn memfind(h: &[u8], n: &[u8]) -> Option<usize> {
+    h.windows(n.len()).position(|w| w == n)
+}
+
+fn is_terminal_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal()
+}
+
+impl Live {
+    pub async fn connect(o: &LiveOptions) -> Result<Live, LiveError> {
+        let kopts = KubeConfigOptions { context: o.context.clone(), ..Default::default() };
+        let config = match &o.kubeconfig {
+            Some(p) => {
+                let kc = Kubeconfig::read_from(p).map_err(|e| LiveError::Config(format!("{}: {e}", p.display())))?;
+                kube::Config::from_custom_kubeconfig(kc, &kopts)
+                    .await
+                    .map_err(|e| LiveError::Config(format!("{}: {e}", p.display())))?
+            }
+            None if o.context.is_some() => {
+                kube::Config::from_kubeconfig(&kopts).await.map_err(|e| LiveError::Config(e.to_string()))?
+            }
+            None => kube::Config::infer().await.map_err(|e| LiveError::Config(e.to_string()))?,
+        };
+        let server = config.cluster_url.to_string();
+        let client = kube::Client::try_from(config).map_err(|e| LiveError::Config(e.to_string()))?;
+        Ok(Live {
+            client,
+            server,
+            api_calls: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            page_size: if o.page_size == 0 { 500 } else { o.page_size },
+            namespace: o.namespace.clone(),
+            progress: o.progress && is_terminal_stderr(),
+        })
+    }
+
+    /// GET a path; 403 becomes an error naming the verb and resource.
+    pub async fn get(&self, path: &str, resource: &str, verb: &str) -> Result<Vec<u8>, LiveError> {
+        self.api_calls.fetch_add(1, Ordering::Relaxed);
+        let req = http::Request::get(path).body(Vec::new()).map_err(|e| LiveError::Io(e.to_string()))?;
+        match self.client.request_text(req).await {
+            Ok(t) => {
+                self.bytes.fetch_add(t.len() as u64, Ordering::Relaxed);
+                Ok(t.into_bytes())
+            }
+            Err(kube::Error::Api(s)) if s.code == 403 => Err(LiveError::Forbidden {
+                verb: verb.into(),
+                resource: resource.into(),
+                scope: if path.contains("/namespaces/") {
+                    format!(" in namespace {}", path.split('/').nth(4).unwrap_or("?"))
+                } else {
+                    " cluster-wide".into()
+                },
+                message: s.message,
+            }),
+            Err(kube::Error::Api(s)) => {
+                Err(LiveError::Api { path: path.into(), message: format!("{} ({})", s.message, s.code) })
+            }
+            Err(e) => Err(LiveError::Api { path: path.into(), message: e.to_string() }),
+        }
+    }
+
+    pub(crate) fn list_path(&self, cluster: &str, namespaced: &str) -> String {
+        match (&self.namespace, namespaced.is_empty()) {
+            (Some(ns), false) => namespaced.replace("{ns}", ns),
+            _ => cluster.to_string(),
+        }
+    }
+
+    /// Every page of one list, handed to `f` as raw bytes.
+    pub async fn list_pages(
+        &self,
+        path: &str,
+        resource: &str,
+        mut f: impl FnMut(&[u8]) -> Result<(), LiveError>,
+    ) -> Result<u64, LiveError> {
+        let mut cont: Option<String> = None;
+        let mut pages = 0;
+        loop {
+            let sep = if path.contains('?') { '&' } else { '?' };
+            let mut url = format!("{path}{sep}limit={}", self.page_size);
+            if let Some(c) = &cont {
+                url.push_str("&continue=");
+                url.push_str(&urlencode(c));
+            }
+            let page = self.get(&url, resource, "list").await?;
+            pages += 1;
+            f(&page)?;
+            cont = continue_token(&page);
+            if cont.is_none() {
+                return Ok(pages);
+            }
+        }
+    }
+
+    /// Read the cluster into the model, through the bundle reader's own deserializer.
+    pub async fn snapshot(&self, opts: &Options) -> Result<Snapshot, LiveError> {
+        let mut c = Collector::new(opts);
+        c.set_live(&self.server);
+        for (stem, cluster, namespaced, resource) in LISTS {
+            let path = self.list_path(cluster, namespaced);
+            if self.progress {
+                eprint!("\runstuck: listing {resource}…                    ");
+            }
+            let source = format!("{}{path}", self.server.trim_end_matches('/'));
+            let res = self
+                .list_pages(&path, resource, |page| {
+                    unstuck_ingest::add_list_bytes(&mut c, &source, stem, page).map_err(LiveError::from)
+                })
+                .await;
+            match res {
+                Ok(_) => {}
+                // Optional kinds: a cluster without them (or no right to read them) weakens rules, it does not stop diagnose.
+                Err(LiveError::Forbidden { .. }) | Err(LiveError::Api { .. }) if !matches!(*stem, "nodes" | "pods") => {
+                    c.add_warning(format!("could not list {resource}: rules that need them are weaker"));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if self.progress {
+            eprint!("\r{:60}\r", "");
+        }
+        Ok(c.finish()?)
+    }
+
+    /// Fetch node logs for `nodes` into `dir/<node>/` through the kubelet's log endpoints
+    /// (`/api/v1/nodes/N/proxy/logs/…`). Returns a note per node that had none.
+    pub async fn fetch_node_logs(&self, nodes: &[String], dir: &Path) -> Vec<String> {
+        let mut notes = Vec::new();
+        for n in nodes {
+            let d = dir.join(n);
+            let _ = std::fs::create_dir_all(&d);
+            let mut got = 0;
+            for (name, path) in [
+                ("kubelet.log", format!("/api/v1/nodes/{n}/proxy/logs/?query=kubelet")),
+                ("messages", format!("/api/v1/nodes/{n}/proxy/logs/messages")),
+                ("syslog", format!("/api/v1/nodes/{n}/proxy/logs/syslog")),
+            ] {
+                if let Ok(body) = self.get(&path, "nodes/proxy", "get").await {
+                    if !body.is_empty() && std::fs::write(d.join(name), &body).is_ok() {
+                        got += 1;
+                    }
+                }
+            }
+            if got == 0 {
+                notes.push(format!("node logs of {n} unavailable: the kubelet log query API (/api/v1/nodes/{n}/proxy/logs/) did not answer (needs get on nodes/proxy and the NodeLogQuery feature or enableSystemLogHandler)"));
+            }
+        }
+        notes
+    }
+
+    pub fn client(&self) -> &kube::Client {
+        &self.client
+    }
+}
+
+fn urlencode(s: &str) -> String {
+    let mut o = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            o.push(b as char);
+        } else {
+            o.push_str(&format!("%{b:02X}"));
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continue_tokens() {
+        assert_eq!(continue_token(br#"{"kind":"PodList","metadata":{"resourceVersion":"5","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"},"items":[]}"#).as_deref(), Some("eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"));
+        assert_eq!(continue_token(br#"{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[]}"#), None);
+        assert_eq!(continue_token(br#"{"metadata":{"continue":""}}"#), None);
+        assert_eq!(urlencode("a+b/c="), "a%2Bb%2Fc%3D");
+    }
+}

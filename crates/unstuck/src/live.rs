@@ -1,0 +1,114 @@
+//! Live mode wiring: the same model, rules and printers as offline, filled from the API.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use unstuck_ingest::Options;
+use unstuck_live::{Live, LiveOptions};
+use unstuck_model::Snapshot;
+use unstuck_rules::Config;
+
+use crate::cli::LiveArgs;
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+fn live_options(a: &LiveArgs, namespace: Option<String>) -> LiveOptions {
+    LiveOptions {
+        kubeconfig: a.kubeconfig.clone(),
+        context: a.context.clone(),
+        namespace,
+        page_size: 500,
+        progress: true,
+    }
+}
+
+fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|x| x.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+/// Read the cluster; node logs from `--node-logs`, or through the kubelet log API for nodes with stuck pods.
+pub fn snapshot(a: &LiveArgs, namespace: Option<String>, opts: &Options, cfg: &Config) -> Result<Snapshot> {
+    let rt = runtime()?;
+    rt.block_on(async {
+        let live = Live::connect(&live_options(a, namespace)).await?;
+        let mut snap = live.snapshot(opts).await?;
+        if opts.logs {
+            if let Some(dir) = &a.node_logs {
+                unstuck_ingest::attach_node_logs(&mut snap, dir, opts)?;
+            } else {
+                let first = unstuck_rules::diagnose(&snap, cfg);
+                let mut nodes: Vec<String> = first
+                    .findings
+                    .iter()
+                    .filter(|f| f.subject.kind == "Pod" && !f.subject.node.is_empty())
+                    .map(|f| f.subject.node.clone())
+                    .collect();
+                nodes.sort();
+                nodes.dedup();
+                if !nodes.is_empty() {
+                    let dir = std::env::temp_dir().join(format!("unstuck-node-logs-{}", std::process::id()));
+                    let notes = live.fetch_node_logs(&nodes, &dir).await;
+                    snap.source.warnings.extend(notes);
+                    let r = unstuck_ingest::attach_node_logs(&mut snap, &dir, opts);
+                    let _ = std::fs::remove_dir_all(&dir);
+                    r?;
+                }
+            }
+        }
+        if a.stats {
+            eprintln!(
+                "live: {} API calls, {} bytes read, {} pods, peak RSS {} KiB",
+                live.api_calls.load(std::sync::atomic::Ordering::Relaxed),
+                live.bytes.load(std::sync::atomic::Ordering::Relaxed),
+                snap.pods.len(),
+                peak_rss_kb()
+            );
+        }
+        Ok::<_, anyhow::Error>(snap)
+    })
+}
+
+pub fn collect(a: &LiveArgs, namespace: Option<String>, out: &Path, redact: bool, all_logs: bool) -> Result<u8> {
+    let rt = runtime()?;
+    rt.block_on(async {
+        let live = Live::connect(&live_options(a, namespace)).await?;
+        // Nodes whose logs matter: those holding stuck pods (or all, if asked).
+        let snap = live.snapshot(&Options { logs: false, ..Options::default() }).await?;
+        let d = unstuck_rules::diagnose(&snap, &Config::default());
+        let mut nodes: Vec<String> = if all_logs {
+            snap.nodes.iter().map(|n| n.metadata.name.clone()).collect()
+        } else {
+            d.findings.iter().filter(|f| !f.subject.node.is_empty()).map(|f| f.subject.node.clone()).collect()
+        };
+        nodes.sort();
+        nodes.dedup();
+        let stats = unstuck_live::collect_bundle(&live, out, redact, &nodes, a.node_logs.as_deref()).await?;
+        eprintln!(
+            "collected {} objects into {} ({} API calls, {} node log files{}){}",
+            stats.objects,
+            out.display(),
+            stats.api_calls,
+            stats.node_log_files,
+            if redact { format!(", {} values redacted", stats.redacted_values) } else { ", not redacted".into() },
+            if stats.notes.is_empty() {
+                String::new()
+            } else {
+                format!("\n  note: {}", stats.notes.join("\n  note: "))
+            }
+        );
+        Ok(0)
+    })
+}

@@ -1,0 +1,166 @@
+//! End-to-end against a real kube-apiserver, etcd, kube-controller-manager and kube-scheduler (the
+//! lab), with simulated kubelets. Every scenario is produced by the real controllers; `unstuck
+//! diagnose` in live mode must find the right rule and subject, find nothing on a healthy lab, give
+//! the same findings on a collected bundle, and name the missing permission on a 403.
+//!
+//! Needs the control-plane binaries: `scripts/test.sh` builds them (scripts/lab-build.sh) and runs
+//! this with UNSTUCK_LAB_BIN set. Every process is killed when the test ends, pass or fail.
+
+mod common;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+use unstuck_lab::{scenarios, ControlPlane, LabConfig, SimKubelet};
+
+fn findings(v: &serde_json::Value) -> BTreeSet<(String, String, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = &f["subject"];
+            let name = match s["namespace"].as_str() {
+                Some(ns) => format!("{ns}/{}", s["name"].as_str().unwrap()),
+                None => s["name"].as_str().unwrap().to_string(),
+            };
+            (f["rule"].as_str().unwrap().to_string(), s["kind"].as_str().unwrap().to_string(), name)
+        })
+        .collect()
+}
+
+fn diagnose_live(kubeconfig: &Path, logs: &Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let mut args = vec![
+        "diagnose",
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "--node-logs",
+        logs.to_str().unwrap(),
+        "--stuck-after",
+        "1s",
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, err) = run(&args);
+    (code, serde_json::from_str(&out).unwrap_or(serde_json::Value::Null), err)
+}
+
+#[test]
+#[ignore = "needs the lab binaries; scripts/test.sh runs it with UNSTUCK_LAB_BIN set"]
+fn lab_end_to_end() {
+    let bin = std::env::var("UNSTUCK_LAB_BIN")
+        .expect("UNSTUCK_LAB_BIN: directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
+    let tmp = tempfile::tempdir().unwrap();
+    let cp = ControlPlane::start(&LabConfig::new(&bin, tmp.path().join("lab"))).expect("control plane starts");
+    let logs = tmp.path().join("lab/nodes");
+    std::fs::create_dir_all(&logs).unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let client = rt.block_on(async {
+        let kc = kube::config::Kubeconfig::read_from(&cp.kubeconfig).unwrap();
+        kube::Client::try_from(kube::Config::from_custom_kubeconfig(kc, &Default::default()).await.unwrap()).unwrap()
+    });
+    for n in scenarios::nodes() {
+        rt.spawn(SimKubelet::new(client.clone(), n, logs.clone()).run());
+    }
+    // Healthy lab: every node registered and Ready, nothing found.
+    rt.block_on(scenarios::wait_until("7 nodes Ready", Duration::from_secs(60), || async {
+        let (code, v, _) = diagnose_live(&cp.kubeconfig, &logs, &[]);
+        code == 0 && v["summary"]["nodesChecked"] == 7
+    }))
+    .expect("healthy lab diagnoses clean");
+    println!("healthy lab: no findings");
+
+    let mut expected_all = BTreeSet::new();
+    for name in [
+        "finalizer-blocked",
+        "poststart-hostpid-docker",
+        "crash-loop",
+        "image-pull",
+        "unschedulable",
+        "pid-exhaustion",
+        "runtime-unresponsive",
+        "nfs-hang",
+        "node-lost",
+    ] {
+        rt.block_on(scenarios::apply(&client, name)).unwrap_or_else(|e| panic!("scenario {name}: {e:#}"));
+        let want: BTreeSet<(String, String, String)> = scenarios::expected(name)
+            .into_iter()
+            .map(|(r, k, s)| (r.to_string(), k.to_string(), s.to_string()))
+            .collect();
+        let mut got = BTreeSet::new();
+        for _ in 0..30 {
+            let (code, v, err) = diagnose_live(&cp.kubeconfig, &logs, &[]);
+            assert!(code == 0 || code == 1, "{name}: {err}");
+            got = findings(&v);
+            if want.is_subset(&got) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let missing: Vec<_> = want.difference(&got).collect();
+        assert!(missing.is_empty(), "scenario {name}: missing {missing:?} in {got:#?}");
+        println!("scenario {name}: found {want:?}");
+        expected_all.extend(want);
+    }
+    // Every finding is one the scenarios explain (no false positives on the healthy nodes).
+    let (_, live_report, _) = diagnose_live(&cp.kubeconfig, &logs, &[]);
+    let live_set = findings(&live_report);
+    for f in &live_set {
+        // Node findings for the failure-mode nodes and the lost node's other pods are expected too.
+        let explained = expected_all.contains(f)
+            || f.0 == "node-lost" && f.2.starts_with("sc-lost/")
+            || f.1 == "Node" && ["pid-1", "rt-1", "nfs-1", "lost-1"].contains(&f.2.as_str());
+        assert!(explained, "unexpected finding {f:?}");
+        assert!(!f.2.contains("lab-node-1") && !f.2.contains("lab-node-2"), "healthy node reported: {f:?}");
+    }
+    // A collected bundle gives the same findings as live mode.
+    let bundle = tmp.path().join("bundle.tar.gz");
+    let (code, _, err) = run(&[
+        "collect",
+        "--kubeconfig",
+        cp.kubeconfig.to_str().unwrap(),
+        "--node-logs",
+        logs.to_str().unwrap(),
+        "-o",
+        bundle.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run(&["diagnose", bundle.to_str().unwrap(), "--stuck-after", "1s", "-o", "json"]);
+    assert_eq!(code, 1);
+    let bundle_set = findings(&serde_json::from_str(&out).unwrap());
+    assert_eq!(bundle_set, live_set, "collected bundle and live diagnose disagree");
+    // Cost is per kind, not per pod: one LIST per kind (pages of 500).
+    let (_, _, err) = diagnose_live(&cp.kubeconfig, &logs, &["--stats"]);
+    let calls: u64 =
+        err.split("live: ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).expect("stats line");
+    assert!(calls <= 12, "{calls} API calls for {} pods", live_report["summary"]["podsChecked"]);
+    // A user without rights gets the missing verb and resource named.
+    let nobody = tmp.path().join("nobody.kubeconfig");
+    let kc = std::fs::read_to_string(&cp.kubeconfig).unwrap().replace("  user:\n", "  user:\n    as: unstuck-nobody\n");
+    std::fs::write(&nobody, kc).unwrap();
+    let (code, _, err) = diagnose_live(&nobody, &logs, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot list nodes cluster-wide") && err.contains("deploy/rbac.yaml"), "{err}");
+    // The shipped read-only ClusterRole is enough.
+    rt.block_on(async {
+        use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+        use kube::api::{Api, PostParams};
+        let role: ClusterRole = serde_yaml_ng::from_str(&std::fs::read_to_string(root().join("deploy/rbac.yaml")).unwrap()).unwrap();
+        Api::<ClusterRole>::all(client.clone()).create(&PostParams::default(), &role).await.unwrap();
+        let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "unstuck-nobody"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "unstuck-diagnose"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "unstuck-nobody"}]
+        }))
+        .unwrap();
+        Api::<ClusterRoleBinding>::all(client.clone()).create(&PostParams::default(), &binding).await.unwrap();
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let (code, v, err) = diagnose_live(&nobody, &logs, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(findings(&v), live_set);
+    drop(rt);
+    drop(cp);
+}
