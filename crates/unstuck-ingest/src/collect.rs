@@ -174,9 +174,14 @@ pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
     Ok(v)
 }
 
-fn read_api_file(p: &Path, max: u64) -> Result<Option<memmap2::Mmap>, IngestError> {
-    let f = fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
-    let meta = f.metadata().map_err(|e| IngestError::io(p, e))?;
+/// Parse one API file with `f`, reading it into a reused per-thread buffer (mapped if very large).
+fn with_api_file<T>(
+    p: &Path,
+    max: u64,
+    f: impl FnOnce(&[u8]) -> Result<T, IngestError>,
+) -> Result<Option<T>, IngestError> {
+    let file = fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
+    let meta = file.metadata().map_err(|e| IngestError::io(p, e))?;
     if !meta.is_file() {
         return Err(IngestError::NotInput { path: p.display().to_string() });
     }
@@ -189,10 +194,13 @@ fn read_api_file(p: &Path, max: u64) -> Result<Option<memmap2::Mmap>, IngestErro
     if meta.len() == 0 {
         return Ok(None);
     }
+    if meta.len() <= logs::READ_WHOLE_MAX {
+        return logs::with_file_bytes(file, meta.len(), f).map_err(|e| IngestError::io(p, e))?.map(Some);
+    }
     // SAFETY: the map is read-only and dropped before we return from parsing; a concurrent writer
     // could change bytes under us, which serde treats as any other malformed input.
-    let m = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| IngestError::io(p, e))?;
-    Ok(Some(m))
+    let m = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| IngestError::io(p, e))?;
+    f(&m).map(Some)
 }
 
 fn stem_of(name: &str) -> Option<&'static str> {
@@ -268,9 +276,8 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
                 .map(|(p, stem)| {
                     let mut part = Collector::new(opts);
                     let path = p.display().to_string();
-                    if let Some(m) = read_api_file(p, max)? {
-                        api::add_dump_file(&mut part, &path, stem, &m)?;
-                    } else {
+                    let parsed = with_api_file(p, max, |bytes| api::add_dump_file(&mut part, &path, stem, bytes))?;
+                    if parsed.is_none() {
                         part.warn(format!("{path}: empty file"));
                     }
                     Ok(part)

@@ -1,6 +1,6 @@
 //! Node log files: scan for signatures, then attribute hit lines to pods and fold repeats.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -108,6 +108,19 @@ pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, ro
         scan_stream(cat, limits, f, &mut out);
         return out;
     }
+    // Small and medium files are read into a reused per-thread buffer: fewer page faults than a map.
+    if meta.len() <= READ_WHOLE_MAX {
+        let res = with_file_bytes(f, meta.len(), |bytes| {
+            let hits = &mut out.hits;
+            scan_slice(cat, bytes, 1, &mut |h: RawHit<'_>| collect_hit(hits, h));
+            bytes.len() as u64
+        });
+        match res {
+            Ok(n) => out.bytes = n,
+            Err(e) => out.warnings.push(format!("{rel}: {e}; skipped")),
+        }
+        return out;
+    }
     // SAFETY: read-only map of a regular file; bytes changing under us only change what we match.
     match unsafe { memmap2::Mmap::map(&f) } {
         Ok(m) => {
@@ -118,6 +131,28 @@ pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, ro
         Err(_) => scan_stream(cat, limits, f, &mut out),
     }
     out
+}
+
+/// Files up to this size are read whole instead of mapped.
+pub(crate) const READ_WHOLE_MAX: u64 = 64 << 20;
+
+thread_local! {
+    static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Read a file into this thread's reusable buffer and hand the bytes to `f`.
+pub(crate) fn with_file_bytes<T>(mut file: fs::File, len: u64, f: impl FnOnce(&[u8]) -> T) -> std::io::Result<T> {
+    BUF.with(|b| {
+        let mut buf = b.borrow_mut();
+        buf.clear();
+        buf.reserve(len as usize + 1);
+        (&mut file).take(len.saturating_add(1)).read_to_end(&mut buf)?;
+        let out = f(&buf);
+        if buf.capacity() > (READ_WHOLE_MAX as usize) {
+            *buf = Vec::new();
+        }
+        Ok(out)
+    })
 }
 
 /// Scan a stream (a gzip member, an archive entry).
@@ -160,10 +195,10 @@ struct Attribution<'a> {
 impl<'a> Attribution<'a> {
     fn new(snap: &'a Snapshot) -> Self {
         let mut a = Attribution {
-            uids: HashMap::new(),
-            containers: HashMap::new(),
-            short_containers: HashMap::new(),
-            names_by_node: HashMap::new(),
+            uids: HashMap::default(),
+            containers: HashMap::default(),
+            short_containers: HashMap::default(),
+            names_by_node: HashMap::default(),
         };
         for p in &snap.pods {
             let uid = p.metadata.uid.as_str();
@@ -254,7 +289,7 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
     let ctx = TimeCtx { reference: now, tz: opts.log_tz.clone() };
     let mut out: Vec<LogHit> = Vec::new();
     for f in files {
-        let mut folded: HashMap<(usize, Option<String>, Vec<u8>), usize> = HashMap::new();
+        let mut folded: HashMap<(usize, Option<String>, Vec<u8>), usize> = HashMap::default();
         for h in f.hits {
             let parsed = parse_line(&ctx, &h.line);
             let (time, _) = best_time(&ctx, &parsed);

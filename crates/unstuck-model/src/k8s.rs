@@ -4,6 +4,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+/// Short strings (names, reasons, IDs up to 24 bytes) are stored inline: no allocation per field.
+pub type Str = compact_str::CompactString;
+
 use crate::Time;
 
 /// Treat an explicit JSON `null` like an absent field.
@@ -55,33 +58,82 @@ fn kept_annotations<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, 
     d.deserialize_option(V)
 }
 
+/// Labels as a sorted vector: a handful of pairs per object, far smaller than a map at 150,000 pods.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Labels(Vec<(Str, Str)>);
+
+impl Labels {
+    pub fn get(&self, k: &str) -> Option<&Str> {
+        self.0.binary_search_by(|(x, _)| x.as_str().cmp(k)).ok().map(|i| &self.0[i].1)
+    }
+    pub fn contains_key(&self, k: &str) -> bool {
+        self.get(k).is_some()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&Str, &Str)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<(Str, Str)> for Labels {
+    fn from_iter<I: IntoIterator<Item = (Str, Str)>>(it: I) -> Self {
+        let mut v: Vec<(Str, Str)> = it.into_iter().collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v.dedup_by(|a, b| a.0 == b.0);
+        Labels(v)
+    }
+}
+
+impl<'de> Deserialize<'de> for Labels {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let m: BTreeMap<Str, Str> = BTreeMap::deserialize(d)?;
+        Ok(Labels(m.into_iter().collect()))
+    }
+}
+
+impl Serialize for Labels {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct OwnerRef {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    pub uid: String,
+    pub api_version: Str,
+    pub kind: Str,
+    pub name: Str,
+    pub uid: Str,
     pub controller: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ObjectMeta {
-    pub name: String,
-    pub namespace: String,
-    pub uid: String,
-    pub resource_version: String,
+    pub name: Str,
+    pub namespace: Str,
+    pub uid: Str,
+    pub resource_version: Str,
     pub generation: i64,
     pub creation_timestamp: Option<Time>,
     pub deletion_timestamp: Option<Time>,
     pub deletion_grace_period_seconds: Option<i64>,
     #[serde(deserialize_with = "null_default")]
-    pub labels: BTreeMap<String, String>,
+    pub labels: Labels,
     #[serde(deserialize_with = "kept_annotations")]
     pub annotations: BTreeMap<String, String>,
     #[serde(deserialize_with = "null_default")]
-    pub finalizers: Vec<String>,
+    pub finalizers: Vec<Str>,
     #[serde(deserialize_with = "null_default")]
     pub owner_references: Vec<OwnerRef>,
 }
@@ -97,10 +149,10 @@ impl ObjectMeta {
 #[serde(rename_all = "camelCase", default)]
 pub struct Condition {
     #[serde(rename = "type")]
-    pub type_: String,
-    pub status: String,
-    pub reason: String,
-    pub message: String,
+    pub type_: Str,
+    pub status: Str,
+    pub reason: Str,
+    pub message: Str,
     pub last_transition_time: Option<Time>,
     pub last_heartbeat_time: Option<Time>,
 }
@@ -118,7 +170,7 @@ pub struct Pod {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PodSpec {
-    pub node_name: String,
+    pub node_name: Str,
     #[serde(rename = "hostPID")]
     pub host_pid: bool,
     pub share_process_namespace: Option<bool>,
@@ -134,14 +186,14 @@ pub struct PodSpec {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Container {
-    pub name: String,
-    pub image: String,
+    pub name: Str,
+    pub image: Str,
     pub lifecycle: Option<Lifecycle>,
 }
 
 impl Container {
     /// The command of an exec `postStart` hook, if the container has one.
-    pub fn post_start_exec(&self) -> Option<&[String]> {
+    pub fn post_start_exec(&self) -> Option<&[Str]> {
         let h = self.lifecycle.as_ref()?.post_start.as_ref()?;
         h.exec.as_ref().map(|e| e.command.as_slice())
     }
@@ -164,13 +216,13 @@ pub struct Handler {
 #[serde(rename_all = "camelCase", default)]
 pub struct ExecAction {
     #[serde(deserialize_with = "null_default")]
-    pub command: Vec<String>,
+    pub command: Vec<Str>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Volume {
-    pub name: String,
+    pub name: Str,
     pub nfs: Option<NfsVolume>,
     pub persistent_volume_claim: Option<PvcVolume>,
     pub host_path: Option<Present>,
@@ -220,22 +272,22 @@ impl Volume {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NfsVolume {
-    pub server: String,
-    pub path: String,
+    pub server: Str,
+    pub path: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PvcVolume {
-    pub claim_name: String,
+    pub claim_name: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PodStatus {
-    pub phase: String,
-    pub reason: String,
-    pub message: String,
+    pub phase: Str,
+    pub reason: Str,
+    pub message: Str,
     #[serde(deserialize_with = "null_default")]
     pub conditions: Vec<Condition>,
     #[serde(deserialize_with = "null_default")]
@@ -244,35 +296,36 @@ pub struct PodStatus {
     pub init_container_statuses: Vec<ContainerStatus>,
     pub start_time: Option<Time>,
     #[serde(rename = "hostIP")]
-    pub host_ip: String,
+    pub host_ip: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ContainerStatus {
-    pub name: String,
+    pub name: Str,
     pub ready: bool,
     pub restart_count: i64,
     pub state: ContainerState,
     pub last_state: ContainerState,
     #[serde(rename = "containerID")]
-    pub container_id: String,
-    pub image: String,
+    pub container_id: Str,
+    pub image: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ContainerState {
-    pub waiting: Option<StateWaiting>,
-    pub running: Option<StateRunning>,
-    pub terminated: Option<StateTerminated>,
+    // Boxed: a container is in one state at a time, so two of three are always empty (memory at scale).
+    pub waiting: Option<Box<StateWaiting>>,
+    pub running: Option<Box<StateRunning>>,
+    pub terminated: Option<Box<StateTerminated>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct StateWaiting {
-    pub reason: String,
-    pub message: String,
+    pub reason: Str,
+    pub message: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
@@ -284,8 +337,8 @@ pub struct StateRunning {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct StateTerminated {
-    pub reason: String,
-    pub message: String,
+    pub reason: Str,
+    pub message: Str,
     pub exit_code: i64,
     pub started_at: Option<Time>,
     pub finished_at: Option<Time>,
@@ -314,7 +367,7 @@ impl Pod {
             return "Terminating".into();
         }
         if !self.status.reason.is_empty() {
-            return self.status.reason.clone();
+            return self.status.reason.to_string();
         }
         for c in &self.status.init_container_statuses {
             if let Some(w) = &c.state.waiting {
@@ -326,19 +379,19 @@ impl Pod {
         for c in &self.status.container_statuses {
             if let Some(w) = &c.state.waiting {
                 if !w.reason.is_empty() {
-                    return w.reason.clone();
+                    return w.reason.to_string();
                 }
             }
             if let Some(t) = &c.state.terminated {
                 if !t.reason.is_empty() && self.status.phase != "Running" {
-                    return t.reason.clone();
+                    return t.reason.to_string();
                 }
             }
         }
         if self.status.phase.is_empty() {
             "Unknown".into()
         } else {
-            self.status.phase.clone()
+            self.status.phase.to_string()
         }
     }
 }
@@ -364,9 +417,9 @@ pub struct NodeSpec {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Taint {
-    pub key: String,
-    pub value: String,
-    pub effect: String,
+    pub key: Str,
+    pub value: Str,
+    pub effect: Str,
     pub time_added: Option<Time>,
 }
 
@@ -381,10 +434,10 @@ pub struct NodeStatus {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NodeInfo {
-    pub kubelet_version: String,
-    pub container_runtime_version: String,
-    pub os_image: String,
-    pub kernel_version: String,
+    pub kubelet_version: Str,
+    pub container_runtime_version: Str,
+    pub os_image: Str,
+    pub kernel_version: Str,
 }
 
 impl Node {
@@ -407,16 +460,16 @@ impl Node {
 pub struct Event {
     pub metadata: ObjectMeta,
     pub involved_object: ObjectRef,
-    pub reason: String,
-    pub message: String,
+    pub reason: Str,
+    pub message: Str,
     #[serde(rename = "type")]
-    pub type_: String,
+    pub type_: Str,
     pub count: Option<i64>,
     pub first_timestamp: Option<Time>,
     pub last_timestamp: Option<Time>,
     pub event_time: Option<Time>,
     pub source: EventSource,
-    pub reporting_component: String,
+    pub reporting_component: Str,
 }
 
 impl Event {
@@ -436,17 +489,17 @@ impl Event {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ObjectRef {
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
-    pub uid: String,
+    pub kind: Str,
+    pub namespace: Str,
+    pub name: Str,
+    pub uid: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct EventSource {
-    pub component: String,
-    pub host: String,
+    pub component: Str,
+    pub host: Str,
 }
 
 // ---------------------------------------------------------------- Workloads
@@ -455,7 +508,7 @@ pub struct EventSource {
 #[serde(rename_all = "camelCase", default)]
 pub struct LabelSelector {
     #[serde(deserialize_with = "null_default")]
-    pub match_labels: BTreeMap<String, String>,
+    pub match_labels: BTreeMap<Str, Str>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
@@ -479,7 +532,7 @@ pub struct DeploymentSpec {
 #[serde(rename_all = "camelCase", default)]
 pub struct Strategy {
     #[serde(rename = "type")]
-    pub type_: String,
+    pub type_: Str,
 }
 
 /// Status fields shared by Deployments, ReplicaSets and StatefulSets.
@@ -492,8 +545,8 @@ pub struct WorkloadStatus {
     pub ready_replicas: i64,
     pub available_replicas: i64,
     pub current_replicas: i64,
-    pub current_revision: String,
-    pub update_revision: String,
+    pub current_revision: Str,
+    pub update_revision: Str,
     #[serde(deserialize_with = "null_default")]
     pub conditions: Vec<Condition>,
 }
@@ -524,9 +577,9 @@ pub struct StatefulSet {
 #[serde(rename_all = "camelCase", default)]
 pub struct StatefulSetSpec {
     pub replicas: Option<i64>,
-    pub pod_management_policy: String,
+    pub pod_management_policy: Str,
     pub update_strategy: Strategy,
-    pub service_name: String,
+    pub service_name: Str,
 }
 
 /// DaemonSets, Jobs and other owners: only identity is needed.
@@ -547,14 +600,14 @@ pub struct Pvc {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PvcSpec {
-    pub volume_name: String,
-    pub storage_class_name: Option<String>,
+    pub volume_name: Str,
+    pub storage_class_name: Option<Str>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PvcStatus {
-    pub phase: String,
+    pub phase: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
@@ -567,7 +620,7 @@ pub struct Lease {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LeaseSpec {
-    pub holder_identity: Option<String>,
+    pub holder_identity: Option<Str>,
     pub renew_time: Option<Time>,
     pub lease_duration_seconds: Option<i64>,
 }

@@ -96,7 +96,7 @@ impl Snapshot {
 
     /// Sort every collection into a canonical order, so that results do not depend on input order.
     pub fn canonicalize(&mut self) {
-        fn key(m: &crate::ObjectMeta) -> (String, String, String) {
+        fn key(m: &crate::ObjectMeta) -> (crate::Str, crate::Str, crate::Str) {
             (m.namespace.clone(), m.name.clone(), m.uid.clone())
         }
         self.nodes.sort_by_key(|o| key(&o.metadata));

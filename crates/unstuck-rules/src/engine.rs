@@ -1,6 +1,6 @@
 //! The diagnosis engine: classify pods, run the catalog, build pod, node and workload findings.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use jiff::SignedDuration;
 use unstuck_model::{Pod, Snapshot, Time};
@@ -70,12 +70,12 @@ impl Selector {
         Ok(out)
     }
 
-    fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+    fn matches(&self, labels: &unstuck_model::Labels) -> bool {
         match self {
-            Selector::Eq(k, v) => labels.get(k) == Some(v),
-            Selector::NotEq(k, v) => labels.get(k) != Some(v),
-            Selector::Exists(k) => labels.contains_key(k),
-            Selector::NotExists(k) => !labels.contains_key(k),
+            Selector::Eq(k, v) => labels.get(k.as_str()).is_some_and(|x| x == v),
+            Selector::NotEq(k, v) => !labels.get(k.as_str()).is_some_and(|x| x == v),
+            Selector::Exists(k) => labels.contains_key(k.as_str()),
+            Selector::NotExists(k) => !labels.contains_key(k.as_str()),
         }
     }
 }
@@ -104,20 +104,20 @@ fn default_severity(rule: &str) -> Severity {
 fn pod_subject(p: &Pod) -> Subject {
     Subject {
         kind: "Pod".into(),
-        namespace: p.metadata.namespace.clone(),
-        name: p.metadata.name.clone(),
-        uid: p.metadata.uid.clone(),
-        resource_version: p.metadata.resource_version.clone(),
-        node: p.spec.node_name.clone(),
+        namespace: p.metadata.namespace.to_string(),
+        name: p.metadata.name.to_string(),
+        uid: p.metadata.uid.to_string(),
+        resource_version: p.metadata.resource_version.to_string(),
+        node: p.spec.node_name.to_string(),
     }
 }
 
 pub(crate) fn pod_ref(p: &Pod, note: Option<String>) -> ObjectRef {
     ObjectRef {
         kind: "Pod".into(),
-        namespace: p.metadata.namespace.clone(),
-        name: p.metadata.name.clone(),
-        uid: p.metadata.uid.clone(),
+        namespace: p.metadata.namespace.to_string(),
+        name: p.metadata.name.to_string(),
+        uid: p.metadata.uid.to_string(),
         note,
     }
 }
@@ -143,7 +143,7 @@ pub fn pod_event_evidence(cx: &Cx<'_>, pod: &Pod, max: usize) -> Vec<Evidence> {
 }
 
 fn selected(cfg: &Config, p: &Pod) -> bool {
-    (cfg.namespaces.is_empty() || cfg.namespaces.contains(&p.metadata.namespace))
+    (cfg.namespaces.is_empty() || cfg.namespaces.iter().any(|n| *n == p.metadata.namespace))
         && cfg.selector.iter().all(|s| s.matches(&p.metadata.labels))
 }
 
@@ -214,8 +214,8 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
             subject: Subject {
                 kind: "Node".into(),
                 name: name.into(),
-                uid: h.node.map(|n| n.metadata.uid.clone()).unwrap_or_default(),
-                resource_version: h.node.map(|n| n.metadata.resource_version.clone()).unwrap_or_default(),
+                uid: h.node.map(|n| n.metadata.uid.clone()).unwrap_or_default().to_string(),
+                resource_version: h.node.map(|n| n.metadata.resource_version.clone()).unwrap_or_default().to_string(),
                 ..Default::default()
             },
             state,

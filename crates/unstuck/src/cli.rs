@@ -340,7 +340,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             let node_versions = snap
                 .nodes
                 .iter()
-                .map(|n| (n.metadata.name.clone(), n.status.node_info.kubelet_version.clone()))
+                .map(|n| (n.metadata.name.to_string(), n.status.node_info.kubelet_version.to_string()))
                 .collect();
             let preds = crate::upgrade::predict(&from, &to, &snap.raw_pods, &runtime, &node_versions)?;
             let text = match output {

@@ -89,7 +89,7 @@ pub fn collect(a: &LiveArgs, namespace: Option<String>, out: &Path, redact: bool
         let snap = live.snapshot(&Options { logs: false, ..Options::default() }).await?;
         let d = unstuck_rules::diagnose(&snap, &Config::default());
         let mut nodes: Vec<String> = if all_logs {
-            snap.nodes.iter().map(|n| n.metadata.name.clone()).collect()
+            snap.nodes.iter().map(|n| n.metadata.name.to_string()).collect()
         } else {
             d.findings.iter().filter(|f| !f.subject.node.is_empty()).map(|f| f.subject.node.clone()).collect()
         };

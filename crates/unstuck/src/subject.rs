@@ -26,9 +26,9 @@ fn resolve<'a>(snap: &'a Snapshot, subject: &str) -> Vec<&'a Pod> {
 fn needles(pods: &[&Pod], subject: &str) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for p in pods {
-        v.push(p.metadata.name.clone());
+        v.push(p.metadata.name.to_string());
         if !p.metadata.uid.is_empty() {
-            v.push(p.metadata.uid.clone());
+            v.push(p.metadata.uid.to_string());
         }
         for id in p.container_ids() {
             v.push(id[..id.len().min(12)].to_string());
@@ -71,7 +71,7 @@ fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snap
     if n.is_empty() {
         bail!("no pod {subject:?} in the bundle, and it is too short to search the node logs for");
     }
-    let uids: Vec<String> = pods.iter().map(|p| p.metadata.uid.clone()).collect();
+    let uids: Vec<String> = pods.iter().map(|p| p.metadata.uid.to_string()).collect();
     if !logs {
         return Ok((snap, uids));
     }

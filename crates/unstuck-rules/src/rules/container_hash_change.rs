@@ -74,8 +74,8 @@ fn check(cx: &Cx<'_>, _stuck: &[StuckPod<'_>]) -> Vec<Finding> {
             subject: Subject {
                 kind: "Node".into(),
                 name: name.into(),
-                uid: h.node.map(|n| n.metadata.uid.clone()).unwrap_or_default(),
-                resource_version: h.node.map(|n| n.metadata.resource_version.clone()).unwrap_or_default(),
+                uid: h.node.map(|n| n.metadata.uid.clone()).unwrap_or_default().to_string(),
+                resource_version: h.node.map(|n| n.metadata.resource_version.clone()).unwrap_or_default().to_string(),
                 ..Default::default()
             },
             state: "Containers recreated".into(),

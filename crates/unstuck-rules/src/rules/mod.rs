@@ -173,7 +173,7 @@ pub(crate) fn role_labels(cx: &Cx<'_>, node: &str) -> Vec<(String, String)> {
                 .labels
                 .iter()
                 .filter(|(k, _)| k.starts_with("node-role.kubernetes.io/"))
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect()
         })
         .unwrap_or_default()
