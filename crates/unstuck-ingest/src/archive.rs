@@ -61,11 +61,18 @@ impl<R: Read> Read for Budget<R> {
 
 pub(crate) fn read_archive(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
     let f = File::open(p).map_err(|e| IngestError::io(p, e))?;
-    let gz = flate2::read::GzDecoder::new(BufReader::with_capacity(1 << 20, f));
+    read_archive_from(&p.display().to_string(), BufReader::with_capacity(1 << 20, f), c)
+}
+
+/// A .tar.gz bundle from any reader (`name` is used in messages).
+pub(crate) fn read_archive_from(name: &str, r: impl Read, c: &mut Collector) -> Result<(), IngestError> {
+    let gz = flate2::read::GzDecoder::new(r);
     let limits = c.limits();
     let mut ar = tar::Archive::new(Budget { inner: gz, left: limits.max_archive_bytes });
-    let archive = p.display().to_string();
-    let entries = ar.entries().map_err(|e| IngestError::io(p, e))?;
+    let archive = name.to_string();
+    let entries = ar
+        .entries()
+        .map_err(|e| IngestError::Invalid { path: archive.clone(), msg: format!("not a readable tar.gz: {e}") })?;
     let mut read_any = false;
     for entry in entries {
         let mut e = match entry {

@@ -122,6 +122,22 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
     }
 }
 
+/// Read kubectl output (JSON, concatenated JSON or multi-document YAML) from memory.
+pub fn load_kubectl_bytes(name: &str, bytes: &[u8], opts: &Options) -> Result<Snapshot, IngestError> {
+    let mut c = Collector::new(opts);
+    c.set_source("files", Path::new(name));
+    api::add_loose_bytes(&mut c, name, bytes)?;
+    c.finish()
+}
+
+/// Read a .tar.gz bundle from memory (or any reader).
+pub fn load_archive_reader(name: &str, r: impl std::io::Read, opts: &Options) -> Result<Snapshot, IngestError> {
+    let mut c = Collector::new(opts);
+    c.set_source("archive", Path::new(name));
+    archive::read_archive_from(name, r, &mut c)?;
+    c.finish()
+}
+
 /// Add one API list (a `*List` response page or a dump file) of a known kind, with the same typed,
 /// slim deserializer the bundle reader uses: live mode and bundles share one path into the model.
 pub fn add_list_bytes(c: &mut Collector, source: &str, stem: &str, bytes: &[u8]) -> Result<(), IngestError> {

@@ -75,7 +75,14 @@ const IMAGE_PULL: &[&str] =
 /// or the threshold.
 pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<StuckPod<'_>> {
     let age_since = |t: Option<Time>| t.map(|t| now.duration_since(t));
-    let mk = |state, since: Option<Time>| Some(StuckPod { pod, state, since, stuck_for: age_since(since) });
+    // Nothing can be stuck before it happened: a capture time earlier than the pod's own times means
+    // the pod did not exist yet in that state.
+    let mk = |state, since: Option<Time>| {
+        if since.is_some_and(|t| t > now) || pod.metadata.creation_timestamp.is_some_and(|t| t > now) {
+            return None;
+        }
+        Some(StuckPod { pod, state, since, stuck_for: age_since(since) })
+    };
     if let Some(dt) = pod.metadata.deletion_timestamp {
         let past = now.duration_since(dt);
         return (past >= stuck_after).then_some(StuckPod {

@@ -1,0 +1,11 @@
+#![no_main]
+//! Bundle JSON/YAML (kubectl output of any kinds): parse errors are values, never panics; whatever
+//! parses can be diagnosed.
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let opts = unstuck_ingest::Options::default();
+    if let Ok(snap) = unstuck_ingest::load_kubectl_bytes("fuzz.json", data, &opts) {
+        let _ = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
+    }
+});
