@@ -2,8 +2,13 @@
 //! tar.gz bundles: truncated, corrupt or hostile archives never panic or escape.
 use libfuzzer_sys::fuzz_target;
 
+static OPTS: std::sync::OnceLock<unstuck_ingest::Options> = std::sync::OnceLock::new();
+
 fuzz_target!(|data: &[u8]| {
-    let mut opts = unstuck_ingest::Options::default();
-    opts.limits.max_archive_bytes = 64 << 20;
-    let _ = unstuck_ingest::load_archive_reader("fuzz.tar.gz", data, &opts);
+    let opts = OPTS.get_or_init(|| {
+        let mut o = unstuck_ingest::Options::default();
+        o.limits.max_archive_bytes = 64 << 20;
+        o
+    });
+    let _ = unstuck_ingest::load_archive_reader("fuzz.tar.gz", data, opts);
 });

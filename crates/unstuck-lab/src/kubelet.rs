@@ -69,11 +69,34 @@ impl SimKubelet {
         SimKubelet { client, spec, log_dir, started: HashSet::new(), logged: HashSet::new(), tick: 0 }
     }
 
-    /// Run until the task is dropped.
+    /// Run until the task is dropped. Heartbeats (Lease, node status) run in their own task, so a
+    /// node with thousands of pods still reports on time, as a real kubelet does.
     pub async fn run(mut self) {
         if let Err(e) = self.register().await {
             tracing::warn!("node {}: register: {e}", self.spec.name);
         }
+        let heart = SimKubelet::new(self.client.clone(), self.spec.clone(), self.log_dir.clone());
+        let hb = tokio::spawn(async move {
+            let mut tick = 0u64;
+            loop {
+                tick += 1;
+                let mode = heart.mode().await;
+                if mode != "lost" {
+                    let _ = heart.renew_lease().await;
+                    if tick % 5 == 1 || mode != "healthy" {
+                        let _ = heart.post_status(&mode).await;
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(1000)).await;
+            }
+        });
+        struct AbortOnDrop(tokio::task::JoinHandle<()>);
+        impl Drop for AbortOnDrop {
+            fn drop(&mut self) {
+                self.0.abort();
+            }
+        }
+        let _hb = AbortOnDrop(hb);
         loop {
             if let Err(e) = self.step().await {
                 tracing::debug!("node {}: {e}", self.spec.name);
@@ -212,10 +235,6 @@ impl SimKubelet {
         let mode = self.mode().await;
         if mode == "lost" {
             return Ok(()); // powered off: no heartbeat, no status, no pod handling
-        }
-        self.renew_lease().await?;
-        if self.tick % 5 == 1 || mode != "healthy" {
-            self.post_status(&mode).await?;
         }
         let pods: Api<Pod> = Api::all(self.client.clone());
         let list = pods.list(&ListParams::default().fields(&format!("spec.nodeName={}", self.spec.name))).await?;

@@ -294,3 +294,32 @@ async fn node_loss(c: &kube::Client) -> Result<()> {
     tokio::time::sleep(Duration::from_secs(3)).await;
     Ok(())
 }
+
+/// Create `n` pods bound to the healthy nodes, 16 requests in flight.
+pub async fn load(c: &kube::Client, n: usize) -> Result<()> {
+    ensure_ns(c, "load").await?;
+    let api: Api<Pod> = Api::namespaced(c.clone(), "load");
+    let mut i = 0;
+    while i < n {
+        let tasks: Vec<_> = (i..(i + 16).min(n))
+            .map(|k| {
+                let api = api.clone();
+                tokio::spawn(async move {
+                    let node = if k % 2 == 0 { "lab-node-1" } else { "lab-node-2" };
+                    let p: Pod = serde_json::from_value(pod(&format!("web-{k:05}"), Some(node), json!({}), json!({})))
+                        .expect("pod json");
+                    match api.create(&PostParams::default(), &p).await {
+                        Ok(_) => Ok(()),
+                        Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
+                        Err(e) => Err(e),
+                    }
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await??;
+        }
+        i += 16;
+    }
+    Ok(())
+}

@@ -129,7 +129,7 @@ pub fn iso_timestamp(tok: &[u8]) -> Option<Timestamp> {
     }
     // `+0800` → `+08:00`
     let b = s.as_bytes();
-    if b.len() > 5 {
+    if b.len() > 5 && s.is_char_boundary(s.len() - 5) {
         let (head, off) = s.split_at(s.len() - 5);
         let ob = off.as_bytes();
         if (ob[0] == b'+' || ob[0] == b'-') && ob[1..].iter().all(u8::is_ascii_digit) {
@@ -515,5 +515,19 @@ mod tests {
             let s = format!("{prefix}{tail}");
             let _ = parse_line(&ctx(), s.as_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+mod fuzz_regressions {
+    use super::*;
+
+    /// Found by `scripts/fuzz.sh` (log_line): an invalid day with an embedded logfmt time.
+    #[test]
+    fn crash_3f523842() {
+        let data: &[u8] = b"Mar 32 15:23:22 v-doerd: time=\"1010-03-22T23:00000+p8:0ve' -03-2\xce\xab\xcd\x94le\"\x14";
+        let ctx = TimeCtx::utc("2024-01-01T00:10:00Z".parse().unwrap());
+        let l = parse_line(&ctx, data);
+        let _ = best_time(&ctx, &l);
     }
 }

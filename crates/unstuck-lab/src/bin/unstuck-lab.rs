@@ -118,8 +118,16 @@ async fn main() -> Result<()> {
             }
             Ok(())
         }
+        Some("load") => {
+            // Many healthy pods (bound to the healthy nodes), to measure live-mode cost at scale.
+            let n: usize = arg(&args, "--pods").and_then(|x| x.parse().ok()).unwrap_or(10_000);
+            let c = client(&dir).await?;
+            scenarios::load(&c, n).await?;
+            println!("created {n} pods in namespace load");
+            Ok(())
+        }
         _ => bail!(
-            "usage: unstuck-lab up|down|status|scenario NAME|run [--dir DIR] [--bin DIR]\nscenarios: {}",
+            "usage: unstuck-lab up|down|status|scenario NAME|load [--pods N]|run [--dir DIR] [--bin DIR]\nscenarios: {}",
             scenarios::SCENARIOS.join(", ")
         ),
     }
