@@ -1,0 +1,129 @@
+//! Hostile bundles: each gives a clear error or warning, never a panic, a hang or an unbounded allocation.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use unstuck_ingest::{load, load_archive_reader, load_kubectl_bytes, IngestError, Options};
+
+fn pod(ns: &str, name: &str) -> serde_json::Value {
+    serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns, "uid": format!("uid-{ns}-{name}"), "creationTimestamp": "2024-01-01T00:00:00Z"}, "spec": {"nodeName": "n1"}, "status": {"phase": "Running"}})
+}
+
+#[test]
+fn decompression_bomb_stops_at_the_limit() {
+    // 256 MiB of zeros in one entry compresses to a few hundred KiB.
+    let mut tarball = Vec::new();
+    {
+        let gz = flate2::write::GzEncoder::new(&mut tarball, flate2::Compression::fast());
+        let mut b = tar::Builder::new(gz);
+        let mut h = tar::Header::new_gnu();
+        let size = 256u64 << 20;
+        h.set_size(size);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, "dump/_nodes/n1/kubelet.log", std::io::repeat(0).take_bytes(size)).unwrap();
+        b.into_inner().unwrap().finish().unwrap();
+    }
+    assert!(tarball.len() < 2 << 20, "test archive is small: {}", tarball.len());
+    let mut opts = Options::default();
+    opts.limits.max_archive_bytes = 16 << 20;
+    match load_archive_reader("bomb.tar.gz", &tarball[..], &opts) {
+        Ok(s) => {
+            assert!(s.source.warnings.iter().any(|w| w.contains("decompressed size limit")), "{:?}", s.source.warnings)
+        }
+        Err(e) => assert!(e.to_string().contains("bomb.tar.gz"), "{e}"),
+    }
+}
+
+trait TakeBytes: std::io::Read + Sized {
+    fn take_bytes(self, n: u64) -> std::io::Take<Self> {
+        self.take(n)
+    }
+}
+impl<R: std::io::Read> TakeBytes for R {}
+
+#[test]
+fn deeply_nested_json_is_a_parse_error() {
+    let depth = 100_000;
+    let mut s = String::from("{\"kind\":\"Pod\",\"metadata\":{\"name\":\"x\"},\"spec\":");
+    s.push_str(&"[".repeat(depth));
+    s.push_str(&"]".repeat(depth));
+    s.push('}');
+    let e = load_kubectl_bytes("deep.json", s.as_bytes(), &Options::default()).unwrap_err();
+    assert!(matches!(e, IngestError::Parse { .. }), "{e}");
+    assert!(e.to_string().starts_with("deep.json:1:"), "{e}");
+}
+
+#[test]
+fn yaml_alias_bomb_is_rejected() {
+    let mut y = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    let mut prev = 'a';
+    for c in 'b'..='j' {
+        y.push_str(&format!("{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        prev = c;
+    }
+    y.push_str("kind: Pod\nmetadata: {name: x}\n");
+    let start = std::time::Instant::now();
+    let e = load_kubectl_bytes("bomb.yaml", y.as_bytes(), &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("bomb.yaml"), "{e}");
+    assert!(start.elapsed().as_secs() < 10, "no exponential expansion");
+}
+
+#[test]
+fn duplicate_keys_and_out_of_range_numbers() {
+    // Duplicate keys in a dump file: the typed reader rejects a duplicated field, naming file and position.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("default")).unwrap();
+    std::fs::write(
+        d.path().join("default/pods.json"),
+        "{\"kind\":\"PodList\",\"items\":[\n{\"metadata\":{\"name\":\"a\",\"name\":\"b\"}}]}",
+    )
+    .unwrap();
+    let e = load(&[PathBuf::from(d.path())], &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("default/pods.json:2:") && e.to_string().contains("duplicate field"), "{e}");
+    // A restart count beyond i64, a grace period beyond i64.
+    let big = br#"{"kind":"Pod","metadata":{"name":"a","deletionGracePeriodSeconds":99999999999999999999999}}"#;
+    let e = load_kubectl_bytes("big.json", big, &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("big.json"), "{e}");
+    // A malformed timestamp names the file.
+    let ts = br#"{"kind":"Pod","metadata":{"name":"a","creationTimestamp":"yesterday"}}"#;
+    let e = load_kubectl_bytes("ts.json", ts, &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("ts.json"), "{e}");
+}
+
+#[test]
+fn ten_thousand_namespaces() {
+    let d = tempfile::tempdir().unwrap();
+    for i in 0..10_000 {
+        let ns = format!("ns-{i:05}");
+        let dir = d.path().join(&ns);
+        std::fs::create_dir(&dir).unwrap();
+        let list = serde_json::json!({"kind": "PodList", "apiVersion": "v1", "items": [pod(&ns, "p")]});
+        std::fs::File::create(dir.join("pods.json")).unwrap().write_all(list.to_string().as_bytes()).unwrap();
+    }
+    std::fs::write(d.path().join("nodes.json"), r#"{"kind":"NodeList","items":[]}"#).unwrap();
+    let s = load(&[PathBuf::from(d.path())], &Options::default()).unwrap();
+    assert_eq!(s.pods.len(), 10_000);
+    assert!(s.source.warnings.iter().any(|w| w.contains("partial bundle")), "no events anywhere is reported");
+}
+
+#[test]
+fn many_small_files_and_one_large_events_file_are_streamed_into_slim_types() {
+    // A 20 MB events file of fat events (long messages, managedFields) keeps only the slim fields.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("default")).unwrap();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(d.path().join("default/events.json")).unwrap());
+    write!(f, "{{\"kind\":\"EventList\",\"items\":[").unwrap();
+    let fat = "x".repeat(2000);
+    for i in 0..10_000 {
+        if i > 0 {
+            write!(f, ",").unwrap();
+        }
+        write!(f, "{{\"metadata\":{{\"name\":\"e{i}\",\"namespace\":\"default\",\"managedFields\":[{{\"f\":\"{fat}\"}}]}},\"involvedObject\":{{\"kind\":\"Pod\",\"name\":\"p\"}},\"reason\":\"R\",\"message\":\"m\",\"type\":\"Normal\"}}").unwrap();
+    }
+    write!(f, "]}}").unwrap();
+    f.flush().unwrap();
+    drop(f);
+    let s = load(&[PathBuf::from(d.path())], &Options::default()).unwrap();
+    assert_eq!(s.events.len(), 10_000);
+}
