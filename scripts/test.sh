@@ -37,6 +37,13 @@ elif ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" != 0 ]; then
   skipped+=("html check: chromium missing and not root to install it")
 elif scripts/html-check.sh; then ran+=("html check: passed"); else ran+=("html check: FAILED"); status=1; fi
 
+echo "== stage 5: fuzzing, short pass (every cargo-fuzz target, FUZZ_SECONDS=${FUZZ_SECONDS:-10} s each)"
+if [ "${UNSTUCK_SKIP_FUZZ:-}" = 1 ]; then
+  skipped+=("fuzz: UNSTUCK_SKIP_FUZZ=1")
+elif ! rustup toolchain list 2>/dev/null | grep -q nightly; then
+  skipped+=("fuzz: no nightly toolchain (cargo-fuzz needs it)")
+elif FUZZ_SECONDS=${FUZZ_SECONDS:-10} scripts/fuzz.sh; then ran+=("fuzz: no crash"); else ran+=("fuzz: FAILED"); status=1; fi
+
 echo
 echo "== summary"
 for r in "${ran[@]}"; do echo "ran:     $r"; done

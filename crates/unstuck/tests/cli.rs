@@ -168,3 +168,48 @@ fn completions() {
     assert_eq!(code, 0);
     assert!(out.contains("diagnose"));
 }
+
+#[test]
+fn user_signatures_from_a_file() {
+    let d = tempfile::tempdir().unwrap();
+    let b = d.path().join("bundle");
+    walk_copy(&example("healthy-cluster"), &b);
+    let log = b.join("_nodes/ip-10-2-0-10/messages");
+    std::fs::write(&log, "Jun  3 11:50:01 ip-10-2-0-10 kernel: containerd-shim[4242]: segfault at 0 ip 000055d5 sp 00007ffd error 4 in containerd-shim\n").unwrap();
+    let (code, _, _) = run(&["diagnose", b.to_str().unwrap()]);
+    assert_eq!(code, 0, "no built-in signature for a shim segfault");
+    let sigs = d.path().join("sigs.yaml");
+    std::fs::write(&sigs, "- id: shim-segfault\n  pattern: \"segfault at\"\n  also: [\"containerd-shim\"]\n  component: kernel\n  severity: critical\n  scope: node\n  feeds: runtime-unresponsive\n").unwrap();
+    let (code, out, err) =
+        run(&["diagnose", b.to_str().unwrap(), "--signatures", sigs.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "runtime-unresponsive");
+    assert_eq!(f["subject"]["name"], "ip-10-2-0-10");
+    assert_eq!(f["evidence"][0]["signature"], "shim-segfault");
+    assert_eq!(f["evidence"][0]["file"], "_nodes/ip-10-2-0-10/messages");
+    // A broken signature file is an error naming it.
+    std::fs::write(&sigs, "- id: x\n").unwrap();
+    let (code, _, err) = run(&["diagnose", b.to_str().unwrap(), "--signatures", sigs.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("sigs.yaml"), "{err}");
+    let (code, out, _) = run(&["signatures"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("pleg-unhealthy"));
+}
+
+fn walk_copy(from: &std::path::Path, to: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::create_dir_all(to).unwrap();
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            v.extend(walk_copy(&e.path(), &dst));
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+            v.push(dst);
+        }
+    }
+    v
+}
