@@ -163,14 +163,17 @@ pub enum Cmd {
         #[arg(long)]
         without_resources: bool,
     },
-    /// Predict which containers a kubelet version change restarts (bundle or kubectl output).
+    /// Predict which containers a kubelet version change restarts (bundle, kubectl output, or the live cluster).
     UpgradeCheck {
         #[arg(long, value_name = "VERSION")]
         from: String,
         #[arg(long, value_name = "VERSION")]
         to: String,
-        #[arg(value_name = "PATH", required = true)]
+        /// Bundle or kubectl output; none: the live cluster.
+        #[arg(value_name = "PATH")]
         paths: Vec<PathBuf>,
+        #[command(flatten)]
+        live: LiveArgs,
         /// table or json.
         #[arg(short = 'o', long, value_enum, default_value = "table")]
         output: Output,
@@ -327,10 +330,14 @@ pub fn run(cli: Cli) -> Result<u8> {
         Cmd::Hash { kubelet, file, explain, without_resources } => {
             crate::upgrade::hash_cmd(&kubelet, file, explain, without_resources)
         }
-        Cmd::UpgradeCheck { from, to, paths, output } => {
+        Cmd::UpgradeCheck { from, to, paths, output, live } => {
             let (from, to): (unstuck_hash::Version, unstuck_hash::Version) = (from.parse()?, to.parse()?);
             let opts = Options { raw_pods: true, logs: false, ..Options::default() };
-            let snap = unstuck_ingest::load(&paths, &opts)?;
+            let snap = if paths.is_empty() {
+                crate::live::snapshot(&live, None, &opts, &unstuck_rules::Config::default())?
+            } else {
+                unstuck_ingest::load(&paths, &opts)?
+            };
             let mut runtime = std::collections::BTreeMap::new();
             for p in &paths {
                 if p.is_dir() {

@@ -24,6 +24,7 @@ type vector struct {
 
 func main() {
 	minor := flag.Int("minor", 0, "kubelet minor version")
+	noResources := flag.Bool("without-resources", false, "1.27-1.30 with InPlacePodVerticalScaling: hash with Resources zeroed")
 	flag.Parse()
 	raw, err := os.ReadFile(flag.Arg(0))
 	if err != nil {
@@ -45,6 +46,9 @@ func main() {
 		case *minor <= 15:
 			input = printer.Sprintf("%#v", c)
 		case *minor <= 30:
+			if *noResources {
+				c.Resources = v1.ResourceRequirements{}
+			}
 			b, _ := json.Marshal(c)
 			input = printer.Sprintf("%#v", b)
 		default:
