@@ -180,10 +180,15 @@ impl Live {
     pub async fn snapshot(&self, opts: &Options) -> Result<Snapshot, LiveError> {
         let mut c = Collector::new(opts);
         c.set_live(&self.server);
+        let bar = self.progress_bar();
         for (stem, cluster, namespaced, resource) in LISTS {
             let path = self.list_path(cluster, namespaced);
-            if self.progress {
-                eprint!("\runstuck: listing {resource}…                    ");
+            if let Some(b) = &bar {
+                b.set_message(format!(
+                    "listing {resource} ({} requests so far)",
+                    self.api_calls.load(Ordering::Relaxed)
+                ));
+                b.inc(1);
             }
             let source = format!("{}{path}", self.server.trim_end_matches('/'));
             let res = self
@@ -200,8 +205,8 @@ impl Live {
                 Err(e) => return Err(e),
             }
         }
-        if self.progress {
-            eprint!("\r{:60}\r", "");
+        if let Some(b) = bar {
+            b.finish_and_clear();
         }
         Ok(c.finish()?)
     }
@@ -230,6 +235,20 @@ impl Live {
             }
         }
         notes
+    }
+
+    /// A progress bar on stderr over the kinds to list, only when stderr is a terminal.
+    pub fn progress_bar(&self) -> Option<indicatif::ProgressBar> {
+        if !self.progress {
+            return None;
+        }
+        let b = indicatif::ProgressBar::new(LISTS.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} [{bar:20}] {pos}/{len} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b.enable_steady_tick(std::time::Duration::from_millis(120));
+        Some(b)
     }
 
     pub fn client(&self) -> &kube::Client {

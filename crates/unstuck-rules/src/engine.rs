@@ -126,20 +126,18 @@ pub(crate) fn pod_ref(p: &Pod, note: Option<String>) -> ObjectRef {
 pub fn pod_event_evidence(cx: &Cx<'_>, pod: &Pod, max: usize) -> Vec<Evidence> {
     let mut evs = cx.ix.pod_events(pod);
     evs.sort_by_key(|e| (e.type_ != "Warning", std::cmp::Reverse(e.time())));
-    evs.into_iter()
-        .take(max)
-        .map(|e| Evidence {
-            source: EvidenceSource::Event,
-            text: format!("{} {} ({}): {}", e.type_, e.reason, e.component(), e.message),
-            file: None,
-            line: None,
-            time: e.first_timestamp.or(e.event_time).or(e.last_timestamp),
-            count: e.count.filter(|c| *c > 1).map(|c| c as u64),
-            last_time: e.last_timestamp.filter(|_| e.count.unwrap_or(1) > 1),
-            last_line: None,
-            signature: None,
-        })
-        .collect()
+    evs.into_iter().take(max).map(crate::rules::event_evidence).collect()
+}
+
+/// A node as a finding's subject (UID and resourceVersion kept for preconditions).
+pub(crate) fn node_subject(h: &crate::NodeHealth<'_>) -> Subject {
+    Subject {
+        kind: "Node".into(),
+        name: h.name.into(),
+        uid: h.node.map(|n| n.metadata.uid.to_string()).unwrap_or_default(),
+        resource_version: h.node.map(|n| n.metadata.resource_version.to_string()).unwrap_or_default(),
+        ..Default::default()
+    }
 }
 
 fn selected(cfg: &Config, p: &Pod) -> bool {
@@ -211,13 +209,7 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
         findings.push(Finding {
             rule: rule.into(),
             severity: cause.severity.unwrap_or(default_severity(rule)),
-            subject: Subject {
-                kind: "Node".into(),
-                name: name.into(),
-                uid: h.node.map(|n| n.metadata.uid.clone()).unwrap_or_default().to_string(),
-                resource_version: h.node.map(|n| n.metadata.resource_version.clone()).unwrap_or_default().to_string(),
-                ..Default::default()
-            },
+            subject: node_subject(h),
             state,
             stuck_for_seconds: since.map(|t| now.duration_since(t).as_secs()),
             stuck_for: since.map(|t| human(now.duration_since(t))),

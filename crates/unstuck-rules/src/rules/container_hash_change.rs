@@ -1,6 +1,6 @@
 use super::logs_evidence;
 use crate::util::sh;
-use crate::{declare_rule, number, Check, Cx, Evidence, Finding, Scope, Severity, StepDraft, StuckPod, Subject};
+use crate::{declare_rule, number, Check, Cx, Evidence, Finding, Scope, Severity, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -71,13 +71,7 @@ fn check(cx: &Cx<'_>, _stuck: &[StuckPod<'_>]) -> Vec<Finding> {
         out.push(Finding {
             rule: RULE.id.into(),
             severity: Severity::Warning,
-            subject: Subject {
-                kind: "Node".into(),
-                name: name.into(),
-                uid: h.node.map(|n| n.metadata.uid.clone()).unwrap_or_default().to_string(),
-                resource_version: h.node.map(|n| n.metadata.resource_version.clone()).unwrap_or_default().to_string(),
-                ..Default::default()
-            },
+            subject: crate::engine::node_subject(h),
             state: "Containers recreated".into(),
             stuck_for_seconds: None,
             stuck_for: None,
