@@ -191,9 +191,9 @@ impl ControlPlane {
                 "--service-cluster-ip-range=10.0.0.0/24".into(),
                 "--authorization-mode=Node,RBAC".into(),
                 "--allow-privileged=true".into(),
-            // Never resolve node names through DNS (the simulated nodes only have a loopback InternalIP,
-            // which kube-apiserver also refuses to proxy to: node logs in the lab come from --node-logs).
-            "--kubelet-preferred-address-types=InternalIP".into(),
+                // Never resolve node names through DNS (the simulated nodes only have a loopback InternalIP,
+                // which kube-apiserver also refuses to proxy to: node logs in the lab come from --node-logs).
+                "--kubelet-preferred-address-types=InternalIP".into(),
                 format!("--default-not-ready-toleration-seconds={}", cfg.toleration_seconds),
                 format!("--default-unreachable-toleration-seconds={}", cfg.toleration_seconds),
             ],
