@@ -458,7 +458,7 @@ impl Node {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Event {
-    pub metadata: ObjectMeta,
+    pub metadata: EventMeta,
     pub involved_object: ObjectRef,
     pub reason: Str,
     pub message: Str,
@@ -470,6 +470,15 @@ pub struct Event {
     pub event_time: Option<Time>,
     pub source: EventSource,
     pub reporting_component: Str,
+}
+
+/// The little of an Event's metadata that is used (events are as many as pods).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EventMeta {
+    pub name: Str,
+    pub namespace: Str,
+    pub creation_timestamp: Option<Time>,
 }
 
 impl Event {

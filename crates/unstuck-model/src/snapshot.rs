@@ -96,11 +96,17 @@ impl Snapshot {
 
     /// Sort every collection into a canonical order, so that results do not depend on input order.
     pub fn canonicalize(&mut self) {
-        fn key(m: &crate::ObjectMeta) -> (crate::Str, crate::Str, crate::Str) {
-            (m.namespace.clone(), m.name.clone(), m.uid.clone())
+        // Compare by reference: no key is cloned (150,000 pods × log n comparisons).
+        fn key(m: &crate::ObjectMeta) -> (&str, &str, &str) {
+            (&m.namespace, &m.name, &m.uid)
         }
-        self.nodes.sort_by_key(|o| key(&o.metadata));
-        self.pods.sort_by_key(|o| key(&o.metadata));
+        macro_rules! by_meta {
+            ($v:expr) => {
+                $v.sort_by(|a, b| key(&a.metadata).cmp(&key(&b.metadata)))
+            };
+        }
+        by_meta!(self.nodes);
+        by_meta!(self.pods);
         self.events.sort_by(|a, b| {
             (a.time(), &a.metadata.namespace, &a.metadata.name, &a.reason, &a.message).cmp(&(
                 b.time(),
@@ -110,13 +116,13 @@ impl Snapshot {
                 &b.message,
             ))
         });
-        self.deployments.sort_by_key(|o| key(&o.metadata));
-        self.replica_sets.sort_by_key(|o| key(&o.metadata));
-        self.stateful_sets.sort_by_key(|o| key(&o.metadata));
-        self.daemon_sets.sort_by_key(|o| key(&o.metadata));
-        self.jobs.sort_by_key(|o| key(&o.metadata));
-        self.pvcs.sort_by_key(|o| key(&o.metadata));
-        self.leases.sort_by_key(|o| key(&o.metadata));
+        by_meta!(self.deployments);
+        by_meta!(self.replica_sets);
+        by_meta!(self.stateful_sets);
+        by_meta!(self.daemon_sets);
+        by_meta!(self.jobs);
+        by_meta!(self.pvcs);
+        by_meta!(self.leases);
         self.log_hits
             .sort_by(|a, b| (&a.node, &a.file, a.line, &a.signature).cmp(&(&b.node, &b.file, b.line, &b.signature)));
     }
