@@ -307,7 +307,12 @@ fn pod_finding(
         let node_wide = crate::catalog()
             .iter()
             .any(|r| r.id == rule && r.node_check.is_some_and(|nc| h.is_some_and(|h| nc(cx, h, &[]).is_some())));
-        if node_wide || (stuck_here > 1 && stuck_here == total) {
+        // Node-wide when the rule's node check fires for this node, or when every pod on the node is stuck the
+        // same way (more than one): several unrelated problems on one node are still pod problems.
+        let same_everywhere = stuck_here > 1
+            && stuck_here == total
+            && all.iter().filter(|s| s.pod.spec.node_name == node).all(|s| s.state == sp.state);
+        if node_wide || same_everywhere {
             blast = Some("node".to_string());
             summary.push_str(&format!(" [node-wide: {stuck_here} of {total} pods on {node} stuck]"));
         } else {

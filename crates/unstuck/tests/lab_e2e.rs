@@ -115,6 +115,10 @@ fn lab_end_to_end() {
         assert!(explained, "unexpected finding {f:?}");
         assert!(!f.2.contains("lab-node-1") && !f.2.contains("lab-node-2"), "healthy node reported: {f:?}");
     }
+    // Two unrelated problems on one node are pod problems, not a node problem.
+    let checkout =
+        live_report["findings"].as_array().unwrap().iter().find(|f| f["subject"]["name"] == "checkout").unwrap();
+    assert_eq!(checkout["blastRadius"], "pod", "{checkout}");
     // A collected bundle gives the same findings as live mode.
     let bundle = tmp.path().join("bundle.tar.gz");
     let (code, _, err) = run(&[
