@@ -1,3 +1,4 @@
+#![allow(clippy::too_many_arguments)] // builders mirror the fields of the objects they write
 //! Builders for Kubernetes objects as the API serves them (what `kubectl get -o json` prints).
 
 use jiff::{SignedDuration, Timestamp};

@@ -91,12 +91,11 @@ pub fn render_table(r: &Report, color: bool) -> String {
         let _ = writeln!(o, "\n{}", st.paint("1", &head));
         let _ = writeln!(
             o,
-            "  {} {} {} {} {}",
+            "  {} {} {} {} WHY",
             pad("NAMESPACE/POD", 44),
             pad("STATE", 18),
             pad("STUCK", 7),
-            pad("CAUSE", 24),
-            "WHY"
+            pad("CAUSE", 24)
         );
         for f in pods {
             let name = format!("{}/{}", f.subject.namespace, f.subject.name);

@@ -73,7 +73,7 @@ impl Selector {
     fn matches(&self, labels: &unstuck_model::Labels) -> bool {
         match self {
             Selector::Eq(k, v) => labels.get(k.as_str()).is_some_and(|x| x == v),
-            Selector::NotEq(k, v) => !labels.get(k.as_str()).is_some_and(|x| x == v),
+            Selector::NotEq(k, v) => labels.get(k.as_str()).is_none_or(|x| x != v),
             Selector::Exists(k) => labels.contains_key(k.as_str()),
             Selector::NotExists(k) => !labels.contains_key(k.as_str()),
         }

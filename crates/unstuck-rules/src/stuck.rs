@@ -133,8 +133,8 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     if !old_enough {
         return None;
     }
-    let creating = reasons.iter().any(|r| *r == "ContainerCreating");
-    let initializing = reasons.iter().any(|r| *r == "PodInitializing");
+    let creating = reasons.contains(&"ContainerCreating");
+    let initializing = reasons.contains(&"PodInitializing");
     let no_status = pod.status.container_statuses.is_empty() && !pod.spec.containers.is_empty();
     // A container with no status at all while others have one: the kubelet never got to create it.
     let missing = pod.spec.containers.iter().any(|c| !pod.status.container_statuses.iter().any(|s| s.name == c.name));
