@@ -10,6 +10,16 @@ skipped=()
 echo "== stage 1: fast tests: cargo test --workspace"
 if cargo test --workspace --locked; then ran+=("fast tests: passed"); else ran+=("fast tests: FAILED"); status=1; fi
 
+echo "== stage 1b: dependency policy (cargo deny: licenses, bans, sources)"
+if [ "${UNSTUCK_SKIP_DENY:-}" = 1 ]; then
+  skipped+=("cargo deny: UNSTUCK_SKIP_DENY=1")
+elif { command -v cargo-deny >/dev/null || cargo install --locked cargo-deny >/dev/null 2>&1; } && cargo deny check licenses bans sources; then
+  ran+=("cargo deny licenses/bans/sources: passed")
+  skipped+=("cargo deny advisories: the RustSec database (GitHub) is not reachable from this environment")
+else
+  ran+=("cargo deny: FAILED"); status=1
+fi
+
 echo "== stage 2: hash oracle (real Go types of 7 releases recompute the committed vectors)"
 if [ "${UNSTUCK_SKIP_ORACLE:-}" = 1 ]; then
   skipped+=("hash oracle: UNSTUCK_SKIP_ORACLE=1")
