@@ -1,0 +1,174 @@
+//! Per-rule fixtures that must trigger and near-misses that must not: each case starts from a real
+//! example object and changes the one fact the rule depends on.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+fn items(p: &std::path::Path) -> Vec<Value> {
+    let v: Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+    v["items"].as_array().unwrap().clone()
+}
+
+/// Diagnose a set of objects (as one kubectl List) at `now`; returns (rule, subject name) pairs.
+fn diagnose(objs: Vec<Value>, now: &str) -> Vec<(String, String)> {
+    let list = json!({"kind": "List", "apiVersion": "v1", "items": objs});
+    let mut opts = unstuck_ingest::Options::default();
+    opts.now = Some(now.parse().unwrap());
+    let snap = unstuck_ingest::load_kubectl_bytes("fixture.json", list.to_string().as_bytes(), &opts).unwrap();
+    let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
+    d.findings.into_iter().map(|f| (f.rule, f.subject.name)).collect()
+}
+
+fn with_kind(mut v: Vec<Value>, kind: &str) -> Vec<Value> {
+    for o in &mut v {
+        o["kind"] = json!(kind);
+    }
+    v
+}
+
+fn seed000() -> (Vec<Value>, Value) {
+    let ex = example("seed-000-poststart-hostpid");
+    let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
+    let pod = items(&ex.join("kube-system/pods.json"))
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == "khaos-guardian-x7k2p")
+        .unwrap();
+    (nodes, pod)
+}
+
+const NOW0: &str = "2024-04-16T08:45:00Z";
+
+fn rule_of(f: &[(String, String)], name: &str) -> Option<String> {
+    f.iter().find(|(_, n)| n == name).map(|(r, _)| r.clone())
+}
+
+#[test]
+fn poststart_exec_hang_needs_shared_pid_a_hook_docker_and_a_waiting_later_container() {
+    let (nodes, pod) = seed000();
+    let name = "khaos-guardian-x7k2p";
+    let base = |p: Value, n: Vec<Value>| rule_of(&diagnose([n, vec![p]].concat(), NOW0), name);
+    assert_eq!(base(pod.clone(), nodes.clone()).as_deref(), Some("poststart-exec-hang"));
+    // No shared PID namespace.
+    let mut p = pod.clone();
+    p["spec"]["hostPID"] = json!(false);
+    assert_ne!(base(p, nodes.clone()).as_deref(), Some("poststart-exec-hang"));
+    // shareProcessNamespace triggers it as well.
+    let mut p = pod.clone();
+    p["spec"]["hostPID"] = json!(false);
+    p["spec"]["shareProcessNamespace"] = json!(true);
+    assert_eq!(base(p, nodes.clone()).as_deref(), Some("poststart-exec-hang"));
+    // containerd, not Docker.
+    let mut n = nodes.clone();
+    for x in &mut n {
+        x["status"]["nodeInfo"]["containerRuntimeVersion"] = json!("containerd://1.7.13");
+    }
+    assert_ne!(base(pod.clone(), n).as_deref(), Some("poststart-exec-hang"));
+    // No postStart hook.
+    let mut p = pod.clone();
+    p["spec"]["containers"][0].as_object_mut().unwrap().remove("lifecycle");
+    assert_ne!(base(p, nodes.clone()).as_deref(), Some("poststart-exec-hang"));
+    // The hook failed (event) rather than hung.
+    let ev = json!({"kind": "Event", "metadata": {"name": "e1", "namespace": "kube-system"}, "involvedObject": {"kind": "Pod", "namespace": "kube-system", "name": name, "uid": pod["metadata"]["uid"]},
+        "reason": "FailedPostStartHook", "message": "PostStartHook failed", "type": "Warning", "lastTimestamp": "2024-04-16T07:00:00Z"});
+    assert_ne!(
+        rule_of(&diagnose([nodes.clone(), vec![pod.clone(), ev]].concat(), NOW0), name).as_deref(),
+        Some("poststart-exec-hang")
+    );
+}
+
+#[test]
+fn node_lost_needs_a_node_that_stopped_reporting() {
+    let ex = example("seed-002-node-lost-recreate");
+    let now = "2020-05-18T10:30:00Z";
+    let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
+    let leases = with_kind(items(&ex.join("kube-node-lease/leases.json")), "Lease");
+    let pod = items(&ex.join("ops/pods.json")).into_iter().find(|p| p["metadata"]["name"] == "redis-1").unwrap();
+    let f = diagnose([nodes.clone(), leases.clone(), vec![pod.clone()]].concat(), now);
+    assert_eq!(rule_of(&f, "redis-1").as_deref(), Some("node-lost"));
+    assert!(f.contains(&("node-lost".into(), "node-10-9-3-21".into())));
+    // The same Terminating pod on a node that reports fine is not "node lost".
+    let mut p = pod.clone();
+    p["spec"]["nodeName"] = json!("node-10-9-3-22");
+    let f = diagnose([nodes.clone(), leases.clone(), vec![p]].concat(), now);
+    assert_ne!(rule_of(&f, "redis-1").as_deref(), Some("node-lost"));
+    // Inside its grace period it is not stuck at all.
+    let f = diagnose([nodes, leases, vec![pod]].concat(), "2020-05-18T08:18:50Z");
+    assert_eq!(rule_of(&f, "redis-1"), None);
+}
+
+#[test]
+fn finalizer_blocked_needs_the_kubelet_to_be_done() {
+    let ex = example("seed-001-node-problems");
+    let now = "2023-03-22T16:00:00Z";
+    let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
+    let pod = items(&ex.join("finance/pods.json"))
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == "batch-reconcile-28012345-7xkq2")
+        .unwrap();
+    let name = "batch-reconcile-28012345-7xkq2";
+    assert_eq!(
+        rule_of(&diagnose([nodes.clone(), vec![pod.clone()]].concat(), now), name).as_deref(),
+        Some("finalizer-blocked")
+    );
+    // Containers still running: the finalizer is not (yet) what holds it.
+    let mut p = pod.clone();
+    p["status"]["phase"] = json!("Running");
+    p["status"]["containerStatuses"][0]["state"] = json!({"running": {"startedAt": "2023-03-21T16:00:05Z"}});
+    assert_ne!(rule_of(&diagnose([nodes.clone(), vec![p]].concat(), now), name).as_deref(), Some("finalizer-blocked"));
+    // No finalizers: not this rule.
+    let mut p = pod.clone();
+    p["metadata"].as_object_mut().unwrap().remove("finalizers");
+    assert_ne!(rule_of(&diagnose([nodes, vec![p]].concat(), now), name).as_deref(), Some("finalizer-blocked"));
+}
+
+#[test]
+fn rollout_blocked_only_for_recreate_with_a_pending_rollout() {
+    let ex = example("seed-002-node-lost-recreate");
+    let now = "2020-05-18T10:30:00Z";
+    let base: Vec<Value> = [
+        with_kind(items(&ex.join("nodes.json")), "Node"),
+        with_kind(items(&ex.join("kube-node-lease/leases.json")), "Lease"),
+        with_kind(items(&ex.join("ops/replicasets.json")), "ReplicaSet"),
+        items(&ex.join("ops/pods.json")),
+    ]
+    .concat();
+    let deploy = with_kind(items(&ex.join("ops/deployments.json")), "Deployment")
+        .into_iter()
+        .find(|d| d["metadata"]["name"] == "go-abtestservice-smzdm-com")
+        .unwrap();
+    let blocked = |d: Value| {
+        diagnose([base.clone(), vec![d]].concat(), now)
+            .iter()
+            .any(|(r, n)| r == "rollout-blocked-by-terminating" && n == "go-abtestservice-smzdm-com")
+    };
+    assert!(blocked(deploy.clone()));
+    let mut d = deploy.clone();
+    d["spec"]["strategy"] = json!({"type": "RollingUpdate"});
+    assert!(!blocked(d), "RollingUpdate is not held by oldPodsRunning");
+}
+
+#[test]
+fn pending_states_respect_the_threshold() {
+    let ex = example("mixed-cluster");
+    let now = "2024-06-03T12:00:00Z";
+    let pods = items(&ex.join("shop/pods.json"));
+    let find = |n: &str| pods.iter().find(|p| p["metadata"]["name"] == n).unwrap().clone();
+    // Unschedulable for an hour: reported; for a minute: not yet.
+    let p = find("recommender-5f4e3d2c1-pqrst");
+    assert_eq!(
+        rule_of(&diagnose(vec![p.clone()], now), "recommender-5f4e3d2c1-pqrst").as_deref(),
+        Some("unschedulable")
+    );
+    assert_eq!(rule_of(&diagnose(vec![p], "2024-06-03T11:01:00Z"), "recommender-5f4e3d2c1-pqrst"), None);
+    // Evicted is reported; another Failed reason (a finished Job) is not.
+    let mut p = find("thumbnailer-8e7d6c5b4-uvwxy");
+    assert_eq!(rule_of(&diagnose(vec![p.clone()], now), "thumbnailer-8e7d6c5b4-uvwxy").as_deref(), Some("evicted"));
+    p["status"]["reason"] = json!("DeadlineExceeded");
+    assert_eq!(rule_of(&diagnose(vec![p], now), "thumbnailer-8e7d6c5b4-uvwxy"), None);
+    // OOMKilled crash loops are oom-killed, other crash loops crash-loop.
+    let mut p = find("search-6b5a4c3d2-klmno");
+    assert_eq!(rule_of(&diagnose(vec![p.clone()], now), "search-6b5a4c3d2-klmno").as_deref(), Some("oom-killed"));
+    p["status"]["containerStatuses"][0]["lastState"]["terminated"]["reason"] = json!("Error");
+    assert_eq!(rule_of(&diagnose(vec![p], now), "search-6b5a4c3d2-klmno").as_deref(), Some("crash-loop"));
+}
