@@ -115,6 +115,14 @@ fn lab_end_to_end() {
         assert!(explained, "unexpected finding {f:?}");
         assert!(!f.2.contains("lab-node-1") && !f.2.contains("lab-node-2"), "healthy node reported: {f:?}");
     }
+    // Without --node-logs, live mode asks the kubelet log API for the nodes holding stuck pods; the lab's
+    // nodes only have loopback addresses, which kube-apiserver refuses to proxy to: a clear note says so.
+    let (code, out, _) =
+        run(&["diagnose", "--kubeconfig", cp.kubeconfig.to_str().unwrap(), "--stuck-after", "1s", "-o", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let w = v["warnings"].to_string();
+    assert!(w.contains("node logs of nfs-1 unavailable") && w.contains("/api/v1/nodes/nfs-1/proxy/logs/"), "{w}");
     // Two unrelated problems on one node are pod problems, not a node problem.
     let checkout =
         live_report["findings"].as_array().unwrap().iter().find(|f| f["subject"]["name"] == "checkout").unwrap();
