@@ -20,7 +20,7 @@ else
   ran+=("cargo deny: FAILED"); status=1
 fi
 
-echo "== stage 2: hash oracle (real Go types of 7 releases recompute the committed vectors)"
+echo "== stage 2: hash oracle (the real Go types of several releases recompute the committed vectors)"
 if [ "${UNSTUCK_SKIP_ORACLE:-}" = 1 ]; then
   skipped+=("hash oracle: UNSTUCK_SKIP_ORACLE=1")
 elif ! command -v go >/dev/null 2>&1; then
