@@ -235,16 +235,7 @@ fn write_value(
             Ok(())
         }
         name => {
-            let def = schema.get(name).ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
-            if def.kind != "struct" {
-                return Err(bad(path, format!("unsupported Go type {name}")));
-            }
-            let empty = serde_json::Map::new();
-            let obj = match v {
-                Some(Value::Object(o)) => o,
-                None => &empty,
-                _ => return Err(bad(path, "expected an object")),
-            };
+            let (_, obj) = crate::schema::struct_value(schema, name, v, path)?;
             out.push(b'{');
             let mut first = true;
             write_struct_fields(schema, name, obj, path, out, &mut first, notes)?;

@@ -121,6 +121,27 @@ impl Schema {
     }
 }
 
+static EMPTY: std::sync::LazyLock<serde_json::Map<String, serde_json::Value>> =
+    std::sync::LazyLock::new(serde_json::Map::new);
+
+/// The struct layout of Go type `name` and the JSON object holding its value (absent = all zero values).
+pub(crate) fn struct_value<'s, 'v>(
+    schema: &'s Schema,
+    name: &str,
+    v: Option<&'v serde_json::Value>,
+    path: &str,
+) -> Result<(&'s TypeDef, &'v serde_json::Map<String, serde_json::Value>), crate::HashError> {
+    let bad = |msg: String| crate::HashError::BadContainer { path: path.to_string(), msg };
+    let def =
+        schema.get(name).filter(|d| d.kind == "struct").ok_or_else(|| bad(format!("unsupported Go type {name}")))?;
+    let obj = match v {
+        Some(serde_json::Value::Object(o)) => o,
+        None => &EMPTY,
+        _ => return Err(bad("expected an object".into())),
+    };
+    Ok((def, obj))
+}
+
 /// `K]V` of a `map[K]V` (keys are never maps here).
 pub fn split_map(rest: &str) -> (&str, &str) {
     let i = rest.find(']').unwrap_or(rest.len());

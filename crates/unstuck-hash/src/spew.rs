@@ -159,16 +159,7 @@ fn fmt(
             Ok(())
         }
         name => {
-            let def = schema.get(name).ok_or_else(|| bad(path, format!("unsupported Go type {name}")))?;
-            if def.kind != "struct" {
-                return Err(bad(path, format!("unsupported Go type {name}")));
-            }
-            let empty = serde_json::Map::new();
-            let obj = match v {
-                Some(Value::Object(o)) => o,
-                None => &empty,
-                _ => return Err(bad(path, "expected an object")),
-            };
+            let (def, obj) = crate::schema::struct_value(schema, name, v, path)?;
             out.push(b'{');
             for (i, f) in def.fields.iter().enumerate() {
                 if i > 0 {

@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use unstuck_model::{null_default, Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet};
 
+use crate::error::strip_location;
 use crate::{Collector, IngestError};
 
 #[derive(Deserialize)]
@@ -17,13 +18,6 @@ struct List<T> {
     items: Vec<T>,
 }
 
-fn strip_location(msg: String) -> String {
-    match msg.find(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg,
-    }
-}
-
 fn is_yaml(path: &str) -> bool {
     path.ends_with(".yaml") || path.ends_with(".yml")
 }
@@ -33,13 +27,7 @@ fn parse_list<T: DeserializeOwned>(path: &str, bytes: &[u8], list_kind: &str) ->
     let list: List<T> = if is_yaml(path) {
         serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e))?
     } else {
-        serde_json::from_slice(bytes).map_err(|e| {
-            let mut err = IngestError::json(path, e);
-            if let IngestError::Parse { msg, .. } = &mut err {
-                *msg = strip_location(std::mem::take(msg));
-            }
-            err
-        })?
+        serde_json::from_slice(bytes).map_err(|e| IngestError::json(path, e))?
     };
     if let Some(k) = &list.kind {
         if k != list_kind && k != "List" {
@@ -183,13 +171,7 @@ pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Re
     if first == Some(b'{') || first == Some(b'[') {
         let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
         for (i, v) in stream.enumerate() {
-            let v = v.map_err(|e| {
-                let mut err = IngestError::json(path, e);
-                if let IngestError::Parse { msg, .. } = &mut err {
-                    *msg = strip_location(std::mem::take(msg));
-                }
-                err
-            })?;
+            let v = v.map_err(|e| IngestError::json(path, e))?;
             match v {
                 serde_json::Value::Array(a) => {
                     for (j, item) in a.into_iter().enumerate() {

@@ -58,17 +58,7 @@ impl<'o> Collector<'o> {
 
     /// Node logs from a directory laid out like a bundle's `_nodes/` (`DIR/<node>/<file>`).
     pub fn add_node_logs_dir(&mut self, dir: &Path) -> Result<(), IngestError> {
-        let rd = fs::read_dir(dir).map_err(|e| IngestError::io(dir, e))?;
-        let mut files = Vec::new();
-        for e in rd.flatten() {
-            if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-                files.extend(logs::list_log_files(&e.file_name().to_string_lossy(), &e.path()));
-            }
-        }
-        let root_s = dir.display().to_string();
-        let opts = self.opts;
-        let scanned: Vec<LogFileHits> =
-            files.par_iter().map(|(node, p)| logs::scan_file(&opts.catalog, &opts.limits, node, p, &root_s)).collect();
+        let scanned = logs::scan_nodes_dir(dir, dir, self.opts)?;
         self.log_files.extend(scanned);
         Ok(())
     }
@@ -157,9 +147,8 @@ impl<'o> Collector<'o> {
     }
 }
 
-/// Read a whole file, refusing more than `max` bytes and anything that is not a regular file.
-pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
-    let meta = fs::metadata(p).map_err(|e| IngestError::io(p, e))?;
+/// Refuse anything that is not a regular file of at most `max` bytes.
+fn check_regular_file(p: &Path, meta: &fs::Metadata, max: u64) -> Result<(), IngestError> {
     if !meta.is_file() {
         return Err(IngestError::NotInput { path: p.display().to_string() });
     }
@@ -169,6 +158,13 @@ pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
             msg: format!("file is {} bytes, over the limit of {max}", meta.len()),
         });
     }
+    Ok(())
+}
+
+/// Read a whole file, refusing more than `max` bytes and anything that is not a regular file.
+pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
+    let meta = fs::metadata(p).map_err(|e| IngestError::io(p, e))?;
+    check_regular_file(p, &meta, max)?;
     let mut v = Vec::with_capacity(meta.len() as usize);
     fs::File::open(p).and_then(|f| f.take(max).read_to_end(&mut v)).map_err(|e| IngestError::io(p, e))?;
     Ok(v)
@@ -182,15 +178,7 @@ fn with_api_file<T>(
 ) -> Result<Option<T>, IngestError> {
     let file = fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
     let meta = file.metadata().map_err(|e| IngestError::io(p, e))?;
-    if !meta.is_file() {
-        return Err(IngestError::NotInput { path: p.display().to_string() });
-    }
-    if meta.len() > max {
-        return Err(IngestError::Invalid {
-            path: p.display().to_string(),
-            msg: format!("file is {} bytes, over the limit of {max}", meta.len()),
-        });
-    }
+    check_regular_file(p, &meta, max)?;
     if meta.len() == 0 {
         return Ok(None);
     }
@@ -212,7 +200,7 @@ fn stem_of(name: &str) -> Option<&'static str> {
 /// A `kubectl cluster-info dump` directory with optional extras.
 pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), IngestError> {
     let mut api_files: Vec<(std::path::PathBuf, &'static str)> = Vec::new();
-    let mut log_dirs: Vec<(String, std::path::PathBuf)> = Vec::new();
+    let mut has_node_logs = false;
     let entries = fs::read_dir(root).map_err(|e| IngestError::io(root, e))?;
     let mut entries: Vec<_> = entries.collect::<Result<_, _>>().map_err(|e| IngestError::io(root, e))?;
     entries.sort_by_key(|e| e.file_name());
@@ -232,16 +220,7 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
             }
         } else if ft.is_dir() {
             if name == "_nodes" {
-                let mut nodes: Vec<_> = fs::read_dir(e.path())
-                    .map_err(|err| IngestError::io(&e.path(), err))?
-                    .filter_map(|x| x.ok())
-                    .collect();
-                nodes.sort_by_key(|x| x.file_name());
-                for n in nodes {
-                    if n.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-                        log_dirs.push((n.file_name().to_string_lossy().into_owned(), n.path()));
-                    }
-                }
+                has_node_logs = true;
             } else {
                 // A namespace directory: `<ns>/<kind>.json`.
                 let mut files: Vec<_> = fs::read_dir(e.path())
@@ -263,13 +242,7 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     // Parse API files and scan node logs at the same time (both in parallel), then merge in a fixed order.
     let max = c.limits().max_api_file_bytes;
     let opts = c.opts;
-    let log_files: Vec<(String, std::path::PathBuf)> = if opts.logs {
-        log_dirs.iter().flat_map(|(node, dir)| logs::list_log_files(node, dir).into_iter()).collect()
-    } else {
-        Vec::new()
-    };
-    let root_s = root.display().to_string();
-    let (parsed, scanned): (Vec<Result<Collector, IngestError>>, Vec<LogFileHits>) = rayon::join(
+    let (parsed, scanned): (Vec<Result<Collector, IngestError>>, Result<Vec<LogFileHits>, IngestError>) = rayon::join(
         || {
             api_files
                 .par_iter()
@@ -284,11 +257,9 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
                 })
                 .collect()
         },
-        || {
-            log_files
-                .par_iter()
-                .map(|(node, p)| logs::scan_file(&opts.catalog, &opts.limits, node, p, &root_s))
-                .collect()
+        || match opts.logs && has_node_logs {
+            true => logs::scan_nodes_dir(&root.join("_nodes"), root, opts),
+            false => Ok(Vec::new()),
         },
     );
     let parts: Vec<Collector> = parsed.into_iter().collect::<Result<_, _>>()?;
@@ -296,7 +267,7 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     for part in parts {
         c.merge(part);
     }
-    c.log_files.extend(scanned);
+    c.log_files.extend(scanned?);
     Ok(())
 }
 

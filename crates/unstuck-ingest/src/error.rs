@@ -24,11 +24,20 @@ impl IngestError {
     pub fn io(p: &Path, e: std::io::Error) -> Self {
         IngestError::Io { path: p.display().to_string(), cause: e }
     }
+    /// A JSON error with its position in the `path:line:column` prefix (not repeated in the message).
     pub(crate) fn json(path: &str, e: serde_json::Error) -> Self {
-        IngestError::Parse { path: path.into(), line: e.line(), column: e.column(), msg: e.to_string() }
+        IngestError::Parse { path: path.into(), line: e.line(), column: e.column(), msg: strip_location(e.to_string()) }
     }
     pub(crate) fn yaml(path: &str, e: serde_yaml_ng::Error) -> Self {
         let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
         IngestError::Parse { path: path.into(), line, column, msg: e.to_string() }
+    }
+}
+
+/// serde_json appends " at line L column C" to its messages; positions are reported separately.
+pub(crate) fn strip_location(msg: String) -> String {
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
     }
 }

@@ -164,17 +164,7 @@ pub fn attach_node_logs(snap: &mut Snapshot, dir: &Path, opts: &Options) -> Resu
 
 /// Scan only the node logs of a bundle directory (`_nodes/`), in parallel: the log engine alone.
 pub fn scan_node_logs(root: &Path, opts: &Options) -> Result<Vec<LogFileHits>, IngestError> {
-    let nodes_dir = root.join("_nodes");
-    let rd = std::fs::read_dir(&nodes_dir).map_err(|e| IngestError::io(&nodes_dir, e))?;
-    let mut files = Vec::new();
-    for e in rd.flatten() {
-        if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-            files.extend(logs::list_log_files(&e.file_name().to_string_lossy(), &e.path()));
-        }
-    }
-    use rayon::prelude::*;
-    let root_s = root.display().to_string();
-    Ok(files.par_iter().map(|(node, p)| logs::scan_file(&opts.catalog, &opts.limits, node, p, &root_s)).collect())
+    logs::scan_nodes_dir(&root.join("_nodes"), root, opts)
 }
 
 /// Settle the capture time: `--now`, then the manifest, then the newest timestamp.

@@ -10,7 +10,7 @@ use unstuck_logs::scan::{scan_reader, scan_slice, ChunkLimits, RawHit};
 use unstuck_logs::Catalog;
 use unstuck_model::{LogHit, Snapshot, Time};
 
-use crate::{Limits, Options};
+use crate::{IngestError, Limits, Options};
 
 /// A matching line, owned (capped), before attribution.
 #[derive(Debug, Clone)]
@@ -60,6 +60,22 @@ pub(crate) fn list_log_files(node: &str, dir: &Path) -> Vec<(String, PathBuf)> {
     }
     out.sort();
     out
+}
+
+/// Scan every node's files under `nodes_dir` (`<node>/<file>`) in parallel; paths in evidence are
+/// relative to `rel_to`.
+pub(crate) fn scan_nodes_dir(nodes_dir: &Path, rel_to: &Path, opts: &Options) -> Result<Vec<LogFileHits>, IngestError> {
+    use rayon::prelude::*;
+    let rd = fs::read_dir(nodes_dir).map_err(|e| IngestError::io(nodes_dir, e))?;
+    let mut files = Vec::new();
+    for e in rd.flatten() {
+        if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+            files.extend(list_log_files(&e.file_name().to_string_lossy(), &e.path()));
+        }
+    }
+    files.sort();
+    let root = rel_to.display().to_string();
+    Ok(files.par_iter().map(|(node, p)| scan_file(&opts.catalog, &opts.limits, node, p, &root)).collect())
 }
 
 pub(crate) fn is_log_name(name: &str) -> bool {

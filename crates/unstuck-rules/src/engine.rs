@@ -155,45 +155,59 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     let stuck: Vec<StuckPod> = pods.iter().filter_map(|p| classify(p, now, cfg.stuck_after)).collect();
     let mut findings: Vec<Finding> = Vec::new();
 
+    // Stuck pods by node, once.
+    let mut by_node: HashMap<&str, Vec<&StuckPod>> = HashMap::new();
+    for sp in &stuck {
+        by_node.entry(sp.pod.spec.node_name.as_str()).or_default().push(sp);
+    }
+    let no_pods: Vec<&StuckPod> = Vec::new();
+
+    // Node causes, evaluated once per node: pod findings need them for their blast radius.
+    let mut node_names: Vec<&str> = cx.health.keys().copied().collect();
+    node_names.sort();
+    let mut node_causes: Vec<(&str, &'static str, Cause, Vec<String>)> = Vec::new();
+    let mut node_rules: HashMap<&str, Vec<&'static str>> = HashMap::new();
+    for &name in &node_names {
+        let on_node = by_node.get(name).unwrap_or(&no_pods);
+        let matches = crate::catalog().iter().filter_map(|r| {
+            let nc = r.node_check?;
+            nc(&cx, &cx.health[name], on_node).map(|c| (r.id, c))
+        });
+        if let Some((rule, cause, contributing)) = first_match(matches) {
+            let rules = node_rules.entry(name).or_default();
+            rules.push(rule);
+            rules.extend(contributing.iter().filter_map(|c| crate::rule(c).map(|r| r.id)));
+            node_causes.push((name, rule, cause, contributing));
+        }
+    }
+
     // Pod findings: the first pod rule that matches is the primary cause.
     let mut primary: HashMap<&str, &'static str> = HashMap::new();
     for sp in &stuck {
-        let mut first: Option<(&'static str, Cause)> = None;
-        let mut contributing = Vec::new();
-        for r in crate::catalog() {
-            let Check::Pod(check) = r.check else { continue };
-            if let Some(c) = check(&cx, sp) {
-                if first.is_none() {
-                    first = Some((r.id, c));
-                } else if r.id != "stuck-unknown" {
-                    contributing.push(r.id.to_string());
-                }
-            }
-        }
-        let Some((rule, cause)) = first else { continue };
+        let matches = crate::catalog().iter().filter_map(|r| match r.check {
+            Check::Pod(check) => check(&cx, sp).map(|c| (r.id, c)),
+            Check::Workload(_) => None,
+        });
+        let Some((rule, cause, mut contributing)) = first_match(matches) else { continue };
+        contributing.retain(|c| c != "stuck-unknown");
         primary.insert(sp.pod.metadata.uid.as_str(), rule);
-        findings.push(pod_finding(&cx, sp, rule, cause, contributing, &stuck));
+        let node = sp.pod.spec.node_name.as_str();
+        let node_wide = node_rules.get(node).is_some_and(|r| r.contains(&rule));
+        findings.push(pod_finding(
+            &cx,
+            sp,
+            rule,
+            cause,
+            contributing,
+            by_node.get(node).unwrap_or(&no_pods),
+            node_wide,
+        ));
     }
 
     // Node findings: what is wrong with a node, and the stuck pods it holds.
-    let mut node_names: Vec<&str> = cx.health.keys().copied().collect();
-    node_names.sort();
-    for name in node_names {
+    for (name, rule, cause, contributing) in node_causes {
         let h = &cx.health[name];
-        let on_node: Vec<&StuckPod> = stuck.iter().filter(|s| s.pod.spec.node_name == name).collect();
-        let mut first: Option<(&'static str, Cause)> = None;
-        let mut contributing = Vec::new();
-        for r in crate::catalog() {
-            let Some(nc) = r.node_check else { continue };
-            if let Some(c) = nc(&cx, h, &on_node) {
-                if first.is_none() {
-                    first = Some((r.id, c));
-                } else {
-                    contributing.push(r.id.to_string());
-                }
-            }
-        }
-        let Some((rule, cause)) = first else { continue };
+        let on_node = by_node.get(name).unwrap_or(&no_pods);
         let state = if h.is_lost() {
             if h.node.is_none() {
                 "Deleted".to_string()
@@ -288,13 +302,20 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     Diagnosis { now, pods_checked: pods.len(), pods_stuck: stuck.len(), nodes_checked: cx.health.len(), findings }
 }
 
+/// The first match is the cause; the ids of later matches are contributing.
+fn first_match(mut matches: impl Iterator<Item = (&'static str, Cause)>) -> Option<(&'static str, Cause, Vec<String>)> {
+    let (rule, cause) = matches.next()?;
+    Some((rule, cause, matches.map(|(id, _)| id.to_string()).collect()))
+}
+
 fn pod_finding(
     cx: &Cx<'_>,
     sp: &StuckPod<'_>,
     rule: &'static str,
     cause: Cause,
     contributing: Vec<String>,
-    all: &[StuckPod<'_>],
+    on_node: &[&StuckPod<'_>],
+    node_wide: bool,
 ) -> Finding {
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
@@ -303,15 +324,10 @@ fn pod_finding(
     if !node.is_empty() {
         let h = cx.node_health(node);
         let total = h.map_or(0, |h| h.pods_total);
-        let stuck_here = all.iter().filter(|s| s.pod.spec.node_name == node).count();
-        let node_wide = crate::catalog()
-            .iter()
-            .any(|r| r.id == rule && r.node_check.is_some_and(|nc| h.is_some_and(|h| nc(cx, h, &[]).is_some())));
+        let stuck_here = on_node.len();
         // Node-wide when the rule's node check fires for this node, or when every pod on the node is stuck the
         // same way (more than one): several unrelated problems on one node are still pod problems.
-        let same_everywhere = stuck_here > 1
-            && stuck_here == total
-            && all.iter().filter(|s| s.pod.spec.node_name == node).all(|s| s.state == sp.state);
+        let same_everywhere = stuck_here > 1 && stuck_here == total && on_node.iter().all(|s| s.state == sp.state);
         if node_wide || same_everywhere {
             blast = Some("node".to_string());
             summary.push_str(&format!(" [node-wide: {stuck_here} of {total} pods on {node} stuck]"));
