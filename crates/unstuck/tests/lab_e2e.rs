@@ -123,6 +123,23 @@ fn lab_end_to_end() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let w = v["warnings"].to_string();
     assert!(w.contains("node logs of nfs-1 unavailable") && w.contains("/api/v1/nodes/nfs-1/proxy/logs/"), "{w}");
+    // The upgrade predictor reads the live cluster too (full container specs through the same LISTs).
+    let (code, out, err) =
+        run(&["upgrade-check", "--from", "1.30.0", "--to", "1.31.0", "--kubeconfig", cp.kubeconfig.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("the hash input changed") && out.contains("sc-apps/checkout"), "{out}");
+    let (code, out, _) = run(&[
+        "upgrade-check",
+        "--from",
+        "1.29.0",
+        "--to",
+        "1.30.0",
+        "--kubeconfig",
+        cp.kubeconfig.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
     // Two unrelated problems on one node are pod problems, not a node problem.
     let checkout =
         live_report["findings"].as_array().unwrap().iter().find(|f| f["subject"]["name"] == "checkout").unwrap();
