@@ -22,12 +22,22 @@ fn is_yaml(path: &str) -> bool {
     path.ends_with(".yaml") || path.ends_with(".yml")
 }
 
+/// Deserialize JSON with sonic-rs (SIMD whitespace and string scanning: kubectl's dumps are ~40%
+/// indentation), falling back to serde_json for the error, so messages and positions stay serde_json's.
+/// Both reject the same inputs (checked by the `json_front_ends_agree` tests and the fuzz targets).
+pub(crate) fn from_json_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
+    match sonic_rs::from_slice(bytes) {
+        Ok(v) => Ok(v),
+        Err(_) => serde_json::from_slice(bytes),
+    }
+}
+
 /// Parse a typed `*List` file of a known kind.
 fn parse_list<T: DeserializeOwned>(path: &str, bytes: &[u8], list_kind: &str) -> Result<Vec<T>, IngestError> {
     let list: List<T> = if is_yaml(path) {
         serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e))?
     } else {
-        serde_json::from_slice(bytes).map_err(|e| IngestError::json(path, e))?
+        from_json_slice(bytes).map_err(|e| IngestError::json(path, e))?
     };
     if let Some(k) = &list.kind {
         if k != list_kind && k != "List" {
@@ -49,12 +59,12 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
                     path: path.into(),
                     msg: format!("pod {i}: {}", strip_location(e.to_string())),
                 })?;
-                c.snap.pods.push(pod);
+                c.snap.pods.push(Box::new(pod));
                 c.snap.raw_pods.push(v);
             }
         }
-        "pods" => s.pods.extend(parse_list::<Pod>(path, bytes, "PodList")?),
-        "events" => s.events.extend(parse_list::<Event>(path, bytes, "EventList")?),
+        "pods" => s.pods.extend(parse_list::<Box<Pod>>(path, bytes, "PodList")?),
+        "events" => s.events.extend(parse_list::<Box<Event>>(path, bytes, "EventList")?),
         "deployments" => s.deployments.extend(parse_list::<Deployment>(path, bytes, "DeploymentList")?),
         "replicasets" => s.replica_sets.extend(parse_list::<ReplicaSet>(path, bytes, "ReplicaSetList")?),
         "statefulsets" => s.stateful_sets.extend(parse_list::<StatefulSet>(path, bytes, "StatefulSetList")?),
@@ -205,4 +215,78 @@ pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Re
 pub(crate) fn read_loose_file(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
     let bytes = crate::collect::read_capped(p, c.limits().max_api_file_bytes)?;
     add_loose_bytes(c, &p.display().to_string(), &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use unstuck_model::{Event, Node, Pod};
+
+    /// The SIMD front end and serde_json must read the same objects and reject the same inputs.
+    fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(bytes: &[u8]) {
+        let simd = sonic_rs::from_slice::<List<T>>(bytes).map(|l| l.items);
+        let reference = serde_json::from_slice::<List<T>>(bytes).map(|l| l.items);
+        match (&simd, &reference) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b),
+            (Err(_), Err(_)) => {}
+            _ => panic!(
+                "front ends disagree on {:?}: {:?} vs {:?}",
+                String::from_utf8_lossy(bytes),
+                simd.err(),
+                reference.err()
+            ),
+        }
+        // And the public path gives serde_json's answer, errors included.
+        let ours = from_json_slice::<List<T>>(bytes).map(|l| l.items).map_err(|e| e.to_string());
+        assert_eq!(ours, reference.map_err(|e| e.to_string()));
+    }
+
+    #[test]
+    fn json_front_ends_agree_on_every_example_file() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let mut n = 0;
+        for bundle in std::fs::read_dir(&root).unwrap() {
+            let bundle = bundle.unwrap().path();
+            let mut files = vec![bundle.join("nodes.json")];
+            for ns in std::fs::read_dir(&bundle).unwrap().flatten() {
+                files.push(ns.path().join("pods.json"));
+                files.push(ns.path().join("events.json"));
+            }
+            for f in files.into_iter().filter(|f| f.is_file()) {
+                let b = std::fs::read(&f).unwrap();
+                match f.file_name().unwrap().to_str().unwrap() {
+                    "nodes.json" => agree::<Node>(&b),
+                    "pods.json" => agree::<Pod>(&b),
+                    _ => agree::<Event>(&b),
+                }
+                n += 1;
+            }
+        }
+        assert!(n >= 10, "only {n} files checked");
+    }
+
+    #[test]
+    fn json_front_ends_agree_on_bad_input() {
+        let cases: &[&[u8]] = &[
+            b"",
+            b"{",
+            b"{\"items\": [",
+            b"{\"items\": [{\"metadata\": {\"name\": \"a\xff\"}}]}",
+            b"{\"items\": [{\"metadata\": {\"name\": 1}}]}",
+            b"{\"items\": [{\"metadata\": {\"name\": \"a\", \"name\": \"b\"}}]}",
+            b"{\"items\": [{\"spec\": {\"hostPID\": tru}}]}",
+            b"{\"items\": [{\"metadata\": {\"generation\": 1e999}}]}",
+            b"{\"items\": [{\"metadata\": {\"generation\": 99999999999999999999}}]}",
+            b"{\"items\": [{\"metadata\": {\"name\": \"\\ud800\"}}]}",
+            b"{\"items\": [{\"metadata\": {\"name\": \"tab\there\"}}]}",
+            b"{\"items\": null}",
+            b"{\"items\": [{}]} trailing",
+            b"{\"items\": [{\"status\": {\"conditions\": [{\"type\": \"Ready\", \"lastTransitionTime\": \"yesterday\"}]}}]}",
+            b"[1, 2, 3]",
+            b"{\"items\": [{\"metadata\": {\"labels\": {\"a\": \"b\", \"a\": \"c\"}}}]}",
+        ];
+        for c in cases {
+            agree::<Pod>(c);
+        }
+    }
 }

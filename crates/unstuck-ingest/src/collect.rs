@@ -140,9 +140,13 @@ impl<'o> Collector<'o> {
                 }
             }
             let now = self.snap.source.captured_at.unwrap_or_else(Time::now);
+            let t = std::time::Instant::now();
             self.snap.log_hits = logs::attribute_and_fold(&self.snap, files, self.opts, now);
+            tracing::debug!(elapsed = ?t.elapsed(), hits = self.snap.log_hits.len(), "log attribution");
         }
+        let t = std::time::Instant::now();
         self.snap.canonicalize();
+        tracing::debug!(elapsed = ?t.elapsed(), "canonicalize");
         Ok(self.snap)
     }
 }
@@ -240,6 +244,7 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
         }
     }
     // Parse API files and scan node logs at the same time (both in parallel), then merge in a fixed order.
+    let t0 = std::time::Instant::now();
     let max = c.limits().max_api_file_bytes;
     let opts = c.opts;
     let (parsed, scanned): (Vec<Result<Collector, IngestError>>, Result<Vec<LogFileHits>, IngestError>) = rayon::join(
@@ -262,12 +267,14 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
             false => Ok(Vec::new()),
         },
     );
+    let t1 = std::time::Instant::now();
     let parts: Vec<Collector> = parsed.into_iter().collect::<Result<_, _>>()?;
     c.reserve_for(&parts);
     for part in parts {
         c.merge(part);
     }
     c.log_files.extend(scanned?);
+    tracing::debug!(parse_and_scan = ?(t1 - t0), merge = ?t1.elapsed(), "bundle read");
     Ok(())
 }
 

@@ -206,19 +206,35 @@ struct Attribution<'a> {
     containers: HashMap<&'a str, &'a str>,
     short_containers: HashMap<&'a str, &'a str>,
     names_by_node: HashMap<(&'a str, &'a str), Option<&'a str>>,
+    /// Runtime sandbox IDs (full and 12-char short) learnt from the runtime's own "sandbox started"
+    /// lines: pod status carries no sandbox ID, but kubelet and runtime errors often name only it.
+    sandboxes: HashMap<String, &'a str>,
+}
+
+/// Signatures whose lines map a sandbox ID to its pod (see signatures.yaml, `feeds: attribution`).
+const SANDBOX_SIGNATURES: &[&str] = &["sandbox-started", "sandbox-started-crio"];
+
+/// The 64-hex sandbox ID a runtime "sandbox started" line announces.
+fn announced_sandbox_id(line: &[u8]) -> Option<&str> {
+    let at = memchr::memmem::find(line, b"returns sandbox id")
+        .or_else(|| memchr::memmem::find(line, b"Ran pod sandbox "))?;
+    line[at..].split(|c| !c.is_ascii_hexdigit()).find(|t| t.len() == 64).and_then(|t| std::str::from_utf8(t).ok())
 }
 
 impl<'a> Attribution<'a> {
-    fn new(snap: &'a Snapshot) -> Self {
+    /// Lookups over the pods bound to `nodes` only: a node's log lines are about the pods it runs, and
+    /// at 150,000 pods only the few nodes with signature hits are worth indexing.
+    fn new(snap: &'a Snapshot, nodes: &rustc_hash::FxHashSet<&str>) -> Self {
         let mut a = Attribution {
             uids: HashMap::default(),
             containers: HashMap::default(),
             short_containers: HashMap::default(),
             names_by_node: HashMap::default(),
+            sandboxes: HashMap::default(),
         };
         for p in &snap.pods {
             let uid = p.metadata.uid.as_str();
-            if uid.is_empty() {
+            if uid.is_empty() || !nodes.contains(p.spec.node_name.as_str()) {
                 continue;
             }
             a.uids.insert(uid, ());
@@ -254,6 +270,7 @@ impl<'a> Attribution<'a> {
             }
             if by_container.is_none() && (s.len() == 64 || s.len() == 12) && s.bytes().all(|c| c.is_ascii_hexdigit()) {
                 let hit = if s.len() == 64 { self.containers.get(s) } else { self.short_containers.get(s) };
+                let hit = hit.or_else(|| self.sandboxes.get(s));
                 if let Some(uid) = hit {
                     by_container = Some((*uid, s));
                 }
@@ -301,7 +318,27 @@ fn fold_key(msg: &[u8]) -> Vec<u8> {
 
 /// Parse times, attribute to pods, and fold repeated lines of the same signature and subject.
 pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Options, now: Time) -> Vec<LogHit> {
-    let attr = Attribution::new(snap);
+    let nodes = files.iter().filter(|f| !f.hits.is_empty()).map(|f| f.node.as_str()).collect();
+    let mut attr = Attribution::new(snap, &nodes);
+    // First pass: learn sandbox IDs from the runtime's "sandbox started" lines, so that a kubelet
+    // error naming only `podSandboxID="…"` earlier or later in any file is attributed too.
+    let sandbox_sigs: Vec<usize> =
+        SANDBOX_SIGNATURES.iter().filter_map(|id| opts.catalog.signatures().iter().position(|s| s.id == *id)).collect();
+    let mut learnt: Vec<(String, &str)> = Vec::new();
+    for f in &files {
+        for h in f.hits.iter().filter(|h| sandbox_sigs.contains(&h.sig)) {
+            let Some(id) = announced_sandbox_id(&h.line) else { continue };
+            if let (Some(uid), _) = attr.attribute(&f.node, &h.line) {
+                if let Some((&u, _)) = attr.uids.get_key_value(uid.as_str()) {
+                    learnt.push((id.to_string(), u));
+                }
+            }
+        }
+    }
+    for (id, uid) in learnt {
+        attr.sandboxes.insert(id[..12].to_string(), uid);
+        attr.sandboxes.insert(id, uid);
+    }
     let ctx = TimeCtx { reference: now, tz: opts.log_tz.clone() };
     let mut out: Vec<LogHit> = Vec::new();
     for f in files {

@@ -18,6 +18,18 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
+/// A list where `null` means empty, stored at its exact length: serde grows vectors to a capacity of at
+/// least 4, and most lists in a pod (containers, owner references, volumes) hold one item (memory at scale).
+pub fn slim_vec<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    let mut v = Option::<Vec<T>>::deserialize(d)?.unwrap_or_default();
+    v.shrink_to_fit();
+    Ok(v)
+}
+
 /// Annotation keys kept in the model; every other annotation (last-applied-configuration…) is dropped.
 pub const KEPT_ANNOTATIONS: &[&str] = &[
     "deployment.kubernetes.io/revision",
@@ -132,9 +144,9 @@ pub struct ObjectMeta {
     pub labels: Labels,
     #[serde(deserialize_with = "kept_annotations")]
     pub annotations: BTreeMap<String, String>,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub finalizers: Vec<Str>,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub owner_references: Vec<OwnerRef>,
 }
 
@@ -175,11 +187,11 @@ pub struct PodSpec {
     pub host_pid: bool,
     pub share_process_namespace: Option<bool>,
     pub termination_grace_period_seconds: Option<i64>,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub containers: Vec<Container>,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub init_containers: Vec<Container>,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub volumes: Vec<Volume>,
 }
 
@@ -215,7 +227,7 @@ pub struct Handler {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ExecAction {
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub command: Vec<Str>,
 }
 
@@ -288,11 +300,11 @@ pub struct PodStatus {
     pub phase: Str,
     pub reason: Str,
     pub message: Str,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub conditions: Vec<Condition>,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub container_statuses: Vec<ContainerStatus>,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub init_container_statuses: Vec<ContainerStatus>,
     pub start_time: Option<Time>,
     #[serde(rename = "hostIP")]
@@ -410,7 +422,7 @@ pub struct Node {
 #[serde(rename_all = "camelCase", default)]
 pub struct NodeSpec {
     pub unschedulable: bool,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub taints: Vec<Taint>,
 }
 
@@ -426,7 +438,7 @@ pub struct Taint {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NodeStatus {
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub conditions: Vec<Condition>,
     pub node_info: NodeInfo,
 }
@@ -556,7 +568,7 @@ pub struct WorkloadStatus {
     pub current_replicas: i64,
     pub current_revision: Str,
     pub update_revision: Str,
-    #[serde(deserialize_with = "null_default")]
+    #[serde(deserialize_with = "slim_vec")]
     pub conditions: Vec<Condition>,
 }
 

@@ -43,8 +43,9 @@ pub struct Source {
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     pub nodes: Vec<Node>,
-    pub pods: Vec<Pod>,
-    pub events: Vec<Event>,
+    /// Boxed: parsed in parallel, merged by moving pointers, not 576-byte structs (150,000 pods).
+    pub pods: Vec<Box<Pod>>,
+    pub events: Vec<Box<Event>>,
     pub deployments: Vec<Deployment>,
     pub replica_sets: Vec<ReplicaSet>,
     pub stateful_sets: Vec<StatefulSet>,
@@ -132,15 +133,63 @@ impl Snapshot {
     }
 }
 
+/// A multimap from keys to indices kept as chains in one array: no vector per key (150,000 events,
+/// most of them the only event of their object). Indices come back in insertion order.
+struct Chains<K> {
+    /// First and last index of each key's chain.
+    ends: HashMap<K, (u32, u32)>,
+    /// `next[i]`: the index after `i` in its chain, or `u32::MAX`.
+    next: Vec<u32>,
+}
+
+impl<K> Default for Chains<K> {
+    fn default() -> Self {
+        Chains { ends: HashMap::default(), next: Vec::new() }
+    }
+}
+
+impl<K: std::hash::Hash + Eq> Chains<K> {
+    fn reserve(&mut self, n: usize) {
+        self.ends.reserve(n);
+    }
+    fn push(&mut self, k: K, i: usize) {
+        let i = i as u32;
+        if self.next.len() <= i as usize {
+            self.next.resize(i as usize + 1, u32::MAX);
+        }
+        match self.ends.entry(k) {
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                let (_, last) = o.get_mut();
+                self.next[*last as usize] = i;
+                *last = i;
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert((i, i));
+            }
+        }
+    }
+    fn get(&self, k: &K) -> impl Iterator<Item = usize> + '_ {
+        let mut cur = self.ends.get(k).map_or(u32::MAX, |e| e.0);
+        std::iter::from_fn(move || {
+            (cur != u32::MAX).then(|| {
+                let i = cur;
+                cur = self.next.get(i as usize).copied().unwrap_or(u32::MAX);
+                i as usize
+            })
+        })
+    }
+}
+
 /// Lookups built once over a snapshot.
 pub struct Index<'a> {
     pub snap: &'a Snapshot,
     pub node_by_name: HashMap<&'a str, &'a Node>,
     pub pod_by_uid: HashMap<&'a str, &'a Pod>,
     pub pods_by_node: HashMap<&'a str, Vec<&'a Pod>>,
-    /// Events by involved object UID, and by `kind/namespace/name` for events without a UID.
-    pub events_by_uid: HashMap<&'a str, Vec<&'a Event>>,
-    pub events_by_name: HashMap<(&'a str, &'a str, &'a str), Vec<&'a Event>>,
+    /// Events by involved object UID, and by `kind/namespace/name` for events without a UID and for
+    /// Node events (see `pod_events`, `node_events`).
+    events_by_uid: Chains<&'a str>,
+    events_by_name: Chains<(&'a str, &'a str, &'a str)>,
     pub rs_by_uid: HashMap<&'a str, &'a ReplicaSet>,
     pub deployment_by_uid: HashMap<&'a str, &'a Deployment>,
     pub sts_by_uid: HashMap<&'a str, &'a StatefulSet>,
@@ -156,8 +205,8 @@ impl<'a> Index<'a> {
             node_by_name: snap.nodes.iter().map(|n| (n.metadata.name.as_str(), n)).collect(),
             pod_by_uid: HashMap::default(),
             pods_by_node: HashMap::default(),
-            events_by_uid: HashMap::default(),
-            events_by_name: HashMap::default(),
+            events_by_uid: Chains::default(),
+            events_by_name: Chains::default(),
             rs_by_uid: snap.replica_sets.iter().map(|o| (o.metadata.uid.as_str(), o)).collect(),
             deployment_by_uid: snap.deployments.iter().map(|o| (o.metadata.uid.as_str(), o)).collect(),
             sts_by_uid: snap.stateful_sets.iter().map(|o| (o.metadata.uid.as_str(), o)).collect(),
@@ -170,21 +219,48 @@ impl<'a> Index<'a> {
             hits_by_node: HashMap::default(),
             hits_by_pod: HashMap::default(),
         };
-        for p in &snap.pods {
-            if !p.metadata.uid.is_empty() {
-                ix.pod_by_uid.insert(&p.metadata.uid, p);
-            }
-            if !p.spec.node_name.is_empty() {
-                ix.pods_by_node.entry(&p.spec.node_name).or_default().push(p);
-            }
-        }
-        for e in &snap.events {
-            let o = &e.involved_object;
-            if !o.uid.is_empty() {
-                ix.events_by_uid.entry(&o.uid).or_default().push(e);
-            }
-            ix.events_by_name.entry((o.kind.as_str(), o.namespace.as_str(), o.name.as_str())).or_default().push(e);
-        }
+        // Pods and events are indexed at the same time (150,000 of each at scale).
+        let mut by_uid: HashMap<&'a str, &'a Pod> = HashMap::default();
+        let mut by_node: HashMap<&'a str, Vec<&'a Pod>> = HashMap::default();
+        let mut ev_uid: Chains<&'a str> = Chains::default();
+        let mut ev_name: Chains<(&'a str, &'a str, &'a str)> = Chains::default();
+        rayon::join(
+            || {
+                by_uid.reserve(snap.pods.len());
+                for p in &snap.pods {
+                    if !p.metadata.uid.is_empty() {
+                        by_uid.insert(&p.metadata.uid, p);
+                    }
+                }
+            },
+            || {
+                rayon::join(
+                    || {
+                        for p in &snap.pods {
+                            if !p.spec.node_name.is_empty() {
+                                by_node.entry(&p.spec.node_name).or_default().push(p);
+                            }
+                        }
+                    },
+                    || {
+                        ev_uid.reserve(snap.events.len());
+                        for (i, e) in snap.events.iter().enumerate() {
+                            let o = &e.involved_object;
+                            if !o.uid.is_empty() {
+                                ev_uid.push(&o.uid, i);
+                            }
+                            if o.uid.is_empty() || o.kind == "Node" {
+                                ev_name.push((o.kind.as_str(), o.namespace.as_str(), o.name.as_str()), i);
+                            }
+                        }
+                    },
+                )
+            },
+        );
+        ix.pod_by_uid = by_uid;
+        ix.pods_by_node = by_node;
+        ix.events_by_uid = ev_uid;
+        ix.events_by_name = ev_name;
         for h in &snap.log_hits {
             ix.hits_by_node.entry(&h.node).or_default().push(h);
             if let Some(u) = &h.pod_uid {
@@ -197,26 +273,17 @@ impl<'a> Index<'a> {
     /// Events about a pod: by UID, or by name when the event has no UID (or names an older pod of
     /// the same name, which we exclude when the UIDs disagree).
     pub fn pod_events(&self, pod: &Pod) -> Vec<&'a Event> {
-        let mut out: Vec<&Event> = self.events_by_uid.get(pod.metadata.uid.as_str()).cloned().unwrap_or_default();
-        if let Some(v) = self.events_by_name.get(&("Pod", pod.metadata.namespace.as_str(), pod.metadata.name.as_str()))
-        {
-            for e in v {
-                if e.involved_object.uid.is_empty() {
-                    out.push(e);
-                }
-            }
-        }
+        let ev = &self.snap.events;
+        let mut out: Vec<&Event> = self.events_by_uid.get(&pod.metadata.uid.as_str()).map(|i| &*ev[i]).collect();
+        let by_name = self.events_by_name.get(&("Pod", pod.metadata.namespace.as_str(), pod.metadata.name.as_str()));
+        out.extend(by_name.map(|i| &*ev[i]).filter(|e| e.involved_object.uid.is_empty()));
         out
     }
 
     pub fn node_events(&self, node: &str) -> Vec<&'a Event> {
-        let mut out = Vec::new();
-        if let Some(v) = self.events_by_name.get(&("Node", "", node)) {
-            out.extend(v.iter().copied());
-        }
-        if let Some(v) = self.events_by_name.get(&("Node", "default", node)) {
-            out.extend(v.iter().copied());
-        }
+        let ev = &self.snap.events;
+        let mut out: Vec<&Event> = self.events_by_name.get(&("Node", "", node)).map(|i| &*ev[i]).collect();
+        out.extend(self.events_by_name.get(&("Node", "default", node)).map(|i| &*ev[i]));
         out
     }
 
@@ -245,5 +312,22 @@ impl<'a> Index<'a> {
 
     pub fn node_hits(&self, node: &str) -> &[&'a LogHit] {
         self.hits_by_node.get(node).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Chains;
+
+    #[test]
+    fn chains_keep_insertion_order_per_key() {
+        let mut c: Chains<&str> = Chains::default();
+        for (i, k) in ["a", "b", "a", "c", "a", "b"].into_iter().enumerate() {
+            c.push(k, i);
+        }
+        assert_eq!(c.get(&"a").collect::<Vec<_>>(), vec![0, 2, 4]);
+        assert_eq!(c.get(&"b").collect::<Vec<_>>(), vec![1, 5]);
+        assert_eq!(c.get(&"c").collect::<Vec<_>>(), vec![3]);
+        assert_eq!(c.get(&"zzz").count(), 0);
     }
 }

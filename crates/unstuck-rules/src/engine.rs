@@ -148,11 +148,15 @@ fn selected(cfg: &Config, p: &Pod) -> bool {
 /// Run the whole catalog over a snapshot.
 pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     let now = snap.source.captured_at.unwrap_or_else(Time::now);
+    let t0 = std::time::Instant::now();
     let ix = snap.index();
+    let t1 = std::time::Instant::now();
     let health = health::compute(&ix, now);
+    let t2 = std::time::Instant::now();
     let cx = Cx { ix: &ix, now, cfg, health };
-    let pods: Vec<&Pod> = snap.pods.iter().filter(|p| selected(cfg, p)).collect();
+    let pods: Vec<&Pod> = snap.pods.iter().map(|p| &**p).filter(|p| selected(cfg, p)).collect();
     let stuck: Vec<StuckPod> = pods.iter().filter_map(|p| classify(p, now, cfg.stuck_after)).collect();
+    tracing::debug!(index = ?(t1 - t0), health = ?(t2 - t1), classify = ?t2.elapsed(), "diagnose phases");
     let mut findings: Vec<Finding> = Vec::new();
 
     // Stuck pods by node, once.

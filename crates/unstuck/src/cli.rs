@@ -281,14 +281,18 @@ pub fn run(cli: Cli) -> Result<u8> {
                 }
             }
             cfg.rules = rules;
+            let t0 = std::time::Instant::now();
             let snap = if paths.is_empty() {
                 let ns = if cfg.namespaces.len() == 1 { cfg.namespaces.first().cloned() } else { None };
                 crate::live::snapshot(&live, ns, &opts, &cfg)?
             } else {
                 unstuck_ingest::load(&paths, &opts)?
             };
+            let t1 = std::time::Instant::now();
             let d = unstuck_rules::diagnose(&snap, &cfg);
+            let t2 = std::time::Instant::now();
             let report = Report::new(&snap, d);
+            tracing::debug!(load = ?(t1 - t0), diagnose = ?(t2 - t1), report = ?t2.elapsed(), "phases");
             let text = match output {
                 Output::Table => unstuck_report::render_table(&report, use_color(color)),
                 Output::Json => report.to_json(),
@@ -297,7 +301,11 @@ pub fn run(cli: Cli) -> Result<u8> {
                 Output::Html => unstuck_report::render_html(&report),
             };
             emit(&text)?;
-            Ok(if report.findings.is_empty() { 0 } else { 1 })
+            let code = if report.findings.is_empty() { 0 } else { 1 };
+            // The process ends here: freeing 150,000 pods one by one would only delay the exit.
+            std::mem::forget(report);
+            std::mem::forget(snap);
+            Ok(code)
         }
         Cmd::Collect { output, no_redact, all_node_logs, live, namespace } => {
             crate::live::collect(&live, namespace, &output, !no_redact, all_node_logs)

@@ -15,6 +15,7 @@ fn resolve<'a>(snap: &'a Snapshot, subject: &str) -> Vec<&'a Pod> {
     let (ns, name) = subject.split_once('/').map_or((None, subject), |(a, b)| (Some(a), b));
     snap.pods
         .iter()
+        .map(|p| &**p)
         .filter(|p| {
             (p.metadata.name == name && ns.is_none_or(|n| n == p.metadata.namespace))
                 || p.metadata.uid == subject
