@@ -1,6 +1,6 @@
 //! Start and stop the real control plane; every child process is killed when the value is dropped.
 
-use std::net::TcpListener;
+use std::net::{IpAddr, Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -17,12 +17,58 @@ pub struct LabConfig {
     pub node_grace_seconds: u32,
     /// Default tolerationSeconds for not-ready/unreachable taints.
     pub toleration_seconds: u32,
+    /// The simulated nodes' InternalIP, where their kubelet log endpoints listen: this machine's first
+    /// non-loopback IPv4 address (kube-apiserver does not proxy to loopback), or `UNSTUCK_LAB_NODE_IP`.
+    /// 127.0.0.1 when there is none: then the kubelet log API is unavailable, as on locked-down clusters.
+    pub node_ip: IpAddr,
 }
 
 impl LabConfig {
     pub fn new(bin: impl Into<PathBuf>, dir: impl Into<PathBuf>) -> Self {
-        LabConfig { bin: bin.into(), dir: dir.into(), node_grace_seconds: 12, toleration_seconds: 4 }
+        LabConfig {
+            bin: bin.into(),
+            dir: dir.into(),
+            node_grace_seconds: 12,
+            toleration_seconds: 4,
+            node_ip: node_ip(),
+        }
     }
+}
+
+/// The nodes' address: `UNSTUCK_LAB_NODE_IP`, else the first up, non-loopback, non-link-local IPv4
+/// address of this machine, else loopback.
+pub fn node_ip() -> IpAddr {
+    if let Some(ip) = std::env::var("UNSTUCK_LAB_NODE_IP").ok().and_then(|v| v.parse().ok()) {
+        return ip;
+    }
+    host_ipv4().map(IpAddr::V4).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
+}
+
+fn host_ipv4() -> Option<Ipv4Addr> {
+    let mut found = None;
+    // SAFETY: getifaddrs fills a linked list we only read, then free with freeifaddrs.
+    unsafe {
+        let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
+        if libc::getifaddrs(&mut list) != 0 {
+            return None;
+        }
+        let mut cur = list;
+        while !cur.is_null() {
+            let ifa = &*cur;
+            let up = ifa.ifa_flags & (libc::IFF_UP as u32) != 0 && ifa.ifa_flags & (libc::IFF_LOOPBACK as u32) == 0;
+            if up && !ifa.ifa_addr.is_null() && i32::from((*ifa.ifa_addr).sa_family) == libc::AF_INET {
+                let sin = &*(ifa.ifa_addr as *const libc::sockaddr_in);
+                let ip = Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr));
+                if !ip.is_loopback() && !ip.is_link_local() && !ip.is_unspecified() {
+                    found = Some(ip);
+                    break;
+                }
+            }
+            cur = ifa.ifa_next;
+        }
+        libc::freeifaddrs(list);
+    }
+    found
 }
 
 pub struct ControlPlane {
@@ -44,8 +90,9 @@ fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
-/// CA, apiserver serving cert (SAN 127.0.0.1/localhost), admin client cert (system:masters), SA keys.
-fn certs(dir: &Path) -> Result<()> {
+/// CA, apiserver serving cert (SAN 127.0.0.1/localhost), admin client cert (system:masters), SA keys,
+/// the kubelets' serving cert (SAN `node_ip`) and kube-apiserver's kubelet client cert.
+fn certs(dir: &Path, node_ip: IpAddr) -> Result<()> {
     let o = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(dir));
     o(&[
         "req",
@@ -125,6 +172,36 @@ fn certs(dir: &Path) -> Result<()> {
         "-extfile",
         "client.ext",
     ])?;
+    // The simulated kubelets' log endpoint: a serving cert for the node address, and the client cert
+    // kube-apiserver presents to kubelets (`--kubelet-client-certificate`), checked by the kubelets.
+    std::fs::write(
+        dir.join("kubelet.ext"),
+        format!("subjectAltName=IP:{node_ip},IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"),
+    )?;
+    for (name, subj, ext) in [
+        ("kubelet", "/CN=unstuck-lab-kubelet", "kubelet.ext"),
+        ("apiserver-kubelet-client", "/O=system:masters/CN=kube-apiserver-kubelet-client", "client.ext"),
+    ] {
+        let (key, csr, crt) = (format!("{name}.key"), format!("{name}.csr"), format!("{name}.crt"));
+        o(&["req", "-newkey", "rsa:2048", "-nodes", "-keyout", &key, "-out", &csr, "-subj", subj])?;
+        o(&[
+            "x509",
+            "-req",
+            "-in",
+            &csr,
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            &crt,
+            "-days",
+            "7",
+            "-extfile",
+            ext,
+        ])?;
+    }
     o(&["genrsa", "-out", "sa.key", "2048"])?;
     o(&["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"])?;
     Ok(())
@@ -151,7 +228,7 @@ impl ControlPlane {
     pub fn start(cfg: &LabConfig) -> Result<ControlPlane> {
         let dir = cfg.dir.clone();
         std::fs::create_dir_all(&dir)?;
-        certs(&dir).context("generating certificates (needs openssl)")?;
+        certs(&dir, cfg.node_ip).context("generating certificates (needs openssl)")?;
         let (etcd_client, etcd_peer, api, kcm, sched) =
             (free_port()?, free_port()?, free_port()?, free_port()?, free_port()?);
         let server = format!("https://127.0.0.1:{api}");
@@ -191,9 +268,11 @@ impl ControlPlane {
                 "--service-cluster-ip-range=10.0.0.0/24".into(),
                 "--authorization-mode=Node,RBAC".into(),
                 "--allow-privileged=true".into(),
-                // Never resolve node names through DNS (the simulated nodes only have a loopback InternalIP,
-                // which kube-apiserver also refuses to proxy to: node logs in the lab come from --node-logs).
+                // Never resolve node names through DNS: the simulated nodes' InternalIP is `node_ip`, where
+                // their log endpoints listen (kube-apiserver refuses to proxy to loopback addresses).
                 "--kubelet-preferred-address-types=InternalIP".into(),
+                format!("--kubelet-client-certificate={}", d("apiserver-kubelet-client.crt")),
+                format!("--kubelet-client-key={}", d("apiserver-kubelet-client.key")),
                 format!("--default-not-ready-toleration-seconds={}", cfg.toleration_seconds),
                 format!("--default-unreachable-toleration-seconds={}", cfg.toleration_seconds),
             ],

@@ -39,6 +39,10 @@ pub struct SimKubelet {
     started: HashSet<String>,
     logged: HashSet<String>,
     tick: u64,
+    /// InternalIP and kubelet port the Node reports (the log endpoint's address, if it serves one).
+    address: std::net::IpAddr,
+    port: u16,
+    endpoint: Option<crate::logserver::LogEndpoint>,
 }
 
 fn ts(t: Timestamp) -> String {
@@ -66,7 +70,31 @@ fn hex_id(seed: &str) -> String {
 
 impl SimKubelet {
     pub fn new(client: kube::Client, spec: NodeSpec, log_dir: PathBuf) -> Self {
-        SimKubelet { client, spec, log_dir, started: HashSet::new(), logged: HashSet::new(), tick: 0 }
+        SimKubelet {
+            client,
+            spec,
+            log_dir,
+            started: HashSet::new(),
+            logged: HashSet::new(),
+            tick: 0,
+            address: std::net::Ipv4Addr::LOCALHOST.into(),
+            port: 0,
+            endpoint: None,
+        }
+    }
+
+    /// Serve this node's log directory on `ip` (the kubelet log endpoint behind the node log query
+    /// API) and report `ip` and the endpoint's port in the Node status.
+    pub async fn with_log_endpoint(
+        mut self,
+        ip: std::net::IpAddr,
+        tls: std::sync::Arc<rustls::ServerConfig>,
+    ) -> Result<Self> {
+        let ep = crate::logserver::LogEndpoint::bind(ip, tls).await?;
+        self.address = ip;
+        self.port = ep.addr.port();
+        self.endpoint = Some(ep);
+        Ok(self)
     }
 
     /// Run until the task is dropped. Heartbeats (Lease, node status) run in their own task, so a
@@ -75,12 +103,19 @@ impl SimKubelet {
         if let Err(e) = self.register().await {
             tracing::warn!("node {}: register: {e}", self.spec.name);
         }
-        let heart = SimKubelet::new(self.client.clone(), self.spec.clone(), self.log_dir.clone());
+        let mut heart = SimKubelet::new(self.client.clone(), self.spec.clone(), self.log_dir.clone());
+        (heart.address, heart.port) = (self.address, self.port);
+        let reachable = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let logs = self
+            .endpoint
+            .take()
+            .map(|ep| tokio::spawn(ep.serve(self.log_dir.join(&self.spec.name), reachable.clone())));
         let hb = tokio::spawn(async move {
             let mut tick = 0u64;
             loop {
                 tick += 1;
                 let mode = heart.mode().await;
+                reachable.store(mode != "lost", std::sync::atomic::Ordering::Relaxed);
                 if mode != "lost" {
                     let _ = heart.renew_lease().await;
                     if tick % 5 == 1 || mode != "healthy" {
@@ -97,6 +132,7 @@ impl SimKubelet {
             }
         }
         let _hb = AbortOnDrop(hb);
+        let _logs = logs.map(AbortOnDrop);
         loop {
             if let Err(e) = self.step().await {
                 tracing::debug!("node {}: {e}", self.spec.name);
@@ -152,7 +188,8 @@ impl SimKubelet {
                 cond("PIDPressure", pid, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
                 cond("Ready", ready, reason, msg),
             ],
-            "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}, {"type": "Hostname", "address": self.spec.name}],
+            "addresses": [{"type": "InternalIP", "address": self.address.to_string()}, {"type": "Hostname", "address": self.spec.name}],
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": self.port}},
             "nodeInfo": {"machineID": "lab", "systemUUID": "lab", "bootID": "lab", "kernelVersion": "6.1.0", "osImage": "unstuck lab",
                 "containerRuntimeVersion": self.spec.runtime, "kubeletVersion": self.spec.kubelet_version, "kubeProxyVersion": self.spec.kubelet_version,
                 "operatingSystem": "linux", "architecture": "amd64"}

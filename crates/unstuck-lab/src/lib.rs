@@ -5,6 +5,7 @@
 
 pub mod control_plane;
 pub mod kubelet;
+pub mod logserver;
 pub mod scenarios;
 
 pub use control_plane::{ControlPlane, LabConfig};

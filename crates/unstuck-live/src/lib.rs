@@ -213,28 +213,54 @@ impl Live {
 
     /// Fetch node logs for `nodes` into `dir/<node>/` through the kubelet's log endpoints
     /// (`/api/v1/nodes/N/proxy/logs/…`). Returns a note per node that had none.
+    ///
+    /// Nodes are asked concurrently (a few at a time) and each request has a deadline: the nodes that
+    /// hold stuck pods are often the unreachable ones, and the client's retries on 503 must not turn
+    /// one lost node into minutes. A node that does not answer its first request is not asked again.
     pub async fn fetch_node_logs(&self, nodes: &[String], dir: &Path) -> Vec<String> {
+        const AT_ONCE: usize = 8;
         let mut notes = Vec::new();
-        for n in nodes {
-            let d = dir.join(n);
-            let _ = std::fs::create_dir_all(&d);
-            let mut got = 0;
-            for (name, path) in [
-                ("kubelet.log", format!("/api/v1/nodes/{n}/proxy/logs/?query=kubelet")),
-                ("messages", format!("/api/v1/nodes/{n}/proxy/logs/messages")),
-                ("syslog", format!("/api/v1/nodes/{n}/proxy/logs/syslog")),
-            ] {
-                if let Ok(body) = self.get(&path, "nodes/proxy", "get").await {
-                    if !body.is_empty() && std::fs::write(d.join(name), &body).is_ok() {
+        for batch in nodes.chunks(AT_ONCE) {
+            let results = futures::future::join_all(batch.iter().map(|n| self.fetch_one_node(n, dir))).await;
+            notes.extend(results.into_iter().flatten());
+        }
+        notes
+    }
+
+    async fn fetch_one_node(&self, n: &str, dir: &Path) -> Option<String> {
+        let d = dir.join(n);
+        let _ = std::fs::create_dir_all(&d);
+        let mut got = 0;
+        let mut why = String::new();
+        for (name, path) in [
+            ("kubelet.log", format!("/api/v1/nodes/{n}/proxy/logs/?query=kubelet")),
+            ("containerd.log", format!("/api/v1/nodes/{n}/proxy/logs/?query=containerd")),
+            ("messages", format!("/api/v1/nodes/{n}/proxy/logs/messages")),
+            ("syslog", format!("/api/v1/nodes/{n}/proxy/logs/syslog")),
+        ] {
+            match tokio::time::timeout(NODE_LOG_DEADLINE, self.get(&path, "nodes/proxy", "get")).await {
+                Ok(Ok(body)) => {
+                    let empty = body.is_empty() || body.starts_with(b"-- No entries --");
+                    if !empty && std::fs::write(d.join(name), &body).is_ok() {
                         got += 1;
                     }
                 }
-            }
-            if got == 0 {
-                notes.push(format!("node logs of {n} unavailable: the kubelet log query API (/api/v1/nodes/{n}/proxy/logs/) did not answer (needs get on nodes/proxy and the NodeLogQuery feature or enableSystemLogHandler)"));
+                // Not found: this node has no such log; ask for the next one.
+                Ok(Err(LiveError::Api { message, .. })) if message.ends_with("(404)") => {}
+                Ok(Err(e)) => {
+                    why = e.to_string();
+                    break;
+                }
+                Err(_) => {
+                    why = format!("no answer within {}s", NODE_LOG_DEADLINE.as_secs());
+                    break;
+                }
             }
         }
-        notes
+        (got == 0).then(|| {
+            let why = if why.is_empty() { String::new() } else { format!(" ({why})") };
+            format!("node logs of {n} unavailable: the kubelet log query API (/api/v1/nodes/{n}/proxy/logs/) did not answer{why}; it needs get on nodes/proxy, a reachable node, and the NodeLogQuery feature or enableSystemLogHandler")
+        })
     }
 
     /// A progress bar on stderr over the kinds to list, only when stderr is a terminal.
@@ -255,6 +281,9 @@ impl Live {
         &self.client
     }
 }
+
+/// How long one kubelet log request may take (the client retries 503s with backoff inside it).
+const NODE_LOG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(6);
 
 fn urlencode(s: &str) -> String {
     let mut o = String::new();

@@ -53,7 +53,8 @@ fn lab_end_to_end() {
     let bin = std::env::var("UNSTUCK_LAB_BIN")
         .expect("UNSTUCK_LAB_BIN: directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
     let tmp = tempfile::tempdir().unwrap();
-    let cp = ControlPlane::start(&LabConfig::new(&bin, tmp.path().join("lab"))).expect("control plane starts");
+    let cfg = LabConfig::new(&bin, tmp.path().join("lab"));
+    let cp = ControlPlane::start(&cfg).expect("control plane starts");
     let logs = tmp.path().join("lab/nodes");
     std::fs::create_dir_all(&logs).unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -61,8 +62,12 @@ fn lab_end_to_end() {
         let kc = kube::config::Kubeconfig::read_from(&cp.kubeconfig).unwrap();
         kube::Client::try_from(kube::Config::from_custom_kubeconfig(kc, &Default::default()).await.unwrap()).unwrap()
     });
+    let tls = unstuck_lab::logserver::tls_config(&tmp.path().join("lab")).expect("kubelet TLS config");
     for n in scenarios::nodes() {
-        rt.spawn(SimKubelet::new(client.clone(), n, logs.clone()).run());
+        let k = rt
+            .block_on(SimKubelet::new(client.clone(), n, logs.clone()).with_log_endpoint(cfg.node_ip, tls.clone()))
+            .expect("kubelet log endpoint binds");
+        rt.spawn(k.run());
     }
     // Healthy lab: every node registered and Ready, nothing found.
     rt.block_on(scenarios::wait_until("7 nodes Ready", Duration::from_secs(60), || async {
@@ -115,14 +120,36 @@ fn lab_end_to_end() {
         assert!(explained, "unexpected finding {f:?}");
         assert!(!f.2.contains("lab-node-1") && !f.2.contains("lab-node-2"), "healthy node reported: {f:?}");
     }
-    // Without --node-logs, live mode asks the kubelet log API for the nodes holding stuck pods; the lab's
-    // nodes only have loopback addresses, which kube-apiserver refuses to proxy to: a clear note says so.
+    // Without --node-logs, live mode asks the kubelet log API (through kube-apiserver's node proxy) for
+    // the nodes holding stuck pods. The lost node does not answer: a clear note says so. The others serve
+    // their logs, and the findings cite them — unless the lab has only loopback, which kube-apiserver
+    // refuses to proxy to: then every node gets the note.
     let (code, out, _) =
         run(&["diagnose", "--kubeconfig", cp.kubeconfig.to_str().unwrap(), "--stuck-after", "1s", "-o", "json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let w = v["warnings"].to_string();
-    assert!(w.contains("node logs of nfs-1 unavailable") && w.contains("/api/v1/nodes/nfs-1/proxy/logs/"), "{w}");
+    assert!(w.contains("node logs of lost-1 unavailable") && w.contains("/api/v1/nodes/lost-1/proxy/logs/"), "{w}");
+    if cfg.node_ip.is_loopback() {
+        println!("kubelet log API: SKIPPED the success path (no non-loopback address on this machine)");
+        assert!(w.contains("node logs of nfs-1 unavailable"), "{w}");
+    } else {
+        assert!(!w.contains("node logs of nfs-1 unavailable") && !w.contains("node logs of pid-1"), "{w}");
+        let nfs = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "volume-unmount-hang")
+            .unwrap_or_else(|| panic!("no volume-unmount-hang finding: {v:#}"));
+        let logs: Vec<&serde_json::Value> =
+            nfs["evidence"].as_array().unwrap().iter().filter(|e| e["source"] == "log").collect();
+        assert!(
+            logs.iter().any(|e| e["file"].as_str().is_some_and(|f| f.ends_with("nfs-1/messages"))
+                && e["text"].as_str().is_some_and(|t| t.contains("not responding") || t.contains("UnmountVolume"))),
+            "no node log evidence read through the kubelet log API: {nfs:#}"
+        );
+        println!("kubelet log API: node logs of nfs-1 read through kube-apiserver's node proxy from {}", cfg.node_ip);
+    }
     // The upgrade predictor reads the live cluster too (full container specs through the same LISTs).
     let (code, out, err) =
         run(&["upgrade-check", "--from", "1.30.0", "--to", "1.31.0", "--kubeconfig", cp.kubeconfig.to_str().unwrap()]);
@@ -190,6 +217,73 @@ fn lab_end_to_end() {
     let (code, v, err) = diagnose_live(&nobody, &logs, &[]);
     assert_eq!(code, 1, "{err}");
     assert_eq!(findings(&v), live_set);
+    in_cluster(&rt, &client, &cp, tmp.path(), &live_set);
     drop(rt);
     drop(cp);
+}
+
+/// In-cluster config, as in a pod: no kubeconfig, `KUBERNETES_SERVICE_HOST/PORT` set, and a
+/// ServiceAccount token bound to the shipped ClusterRole mounted at /var/run/secrets/kubernetes.io/
+/// serviceaccount — in a private mount namespace (`unshare -m`), so the machine is left untouched.
+fn in_cluster(
+    rt: &tokio::runtime::Runtime,
+    client: &kube::Client,
+    cp: &ControlPlane,
+    tmp: &Path,
+    live_set: &BTreeSet<(String, String, String)>,
+) {
+    let unshare_ok = std::process::Command::new("unshare").args(["-m", "true"]).status().is_ok_and(|s| s.success());
+    if !unshare_ok {
+        println!("in-cluster config: SKIPPED (unshare -m is not permitted on this machine)");
+        return;
+    }
+    let token = rt.block_on(async {
+        use k8s_openapi::api::authentication::v1::TokenRequest;
+        use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+        use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
+        use kube::api::{Api, PostParams};
+        let pp = PostParams::default();
+        let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": "unstuck-system"}})).unwrap();
+        Api::<Namespace>::all(client.clone()).create(&pp, &ns).await.unwrap();
+        let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), "unstuck-system");
+        let sa: ServiceAccount = serde_json::from_value(serde_json::json!({"metadata": {"name": "unstuck"}})).unwrap();
+        sas.create(&pp, &sa).await.unwrap();
+        let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "unstuck-sa"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "unstuck-diagnose"},
+            "subjects": [{"kind": "ServiceAccount", "name": "unstuck", "namespace": "unstuck-system"}]
+        }))
+        .unwrap();
+        Api::<ClusterRoleBinding>::all(client.clone()).create(&pp, &binding).await.unwrap();
+        let req = serde_json::json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 3600}});
+        let tr: TokenRequest =
+            sas.create_subresource("token", "unstuck", &pp, &req).await.unwrap();
+        tr.status.expect("token issued").token
+    });
+    let sa_dir = tmp.join("serviceaccount");
+    std::fs::create_dir_all(&sa_dir).unwrap();
+    std::fs::write(sa_dir.join("token"), token).unwrap();
+    std::fs::write(sa_dir.join("namespace"), "unstuck-system").unwrap();
+    std::fs::copy(cp.dir.join("ca.crt"), sa_dir.join("ca.crt")).unwrap();
+    let home = tmp.join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let port = cp.server.rsplit(':').next().unwrap();
+    // Mount a tmpfs where /var/run points, put the ServiceAccount files there, run unstuck.
+    let script = r#"run=$(readlink -f /var/run) && mount -t tmpfs none "$run" && d=/var/run/secrets/kubernetes.io/serviceaccount && mkdir -p "$d" && cp "$0"/* "$d"/ && exec "$@""#;
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "sh", "-c", script])
+        .arg(&sa_dir)
+        .arg(bin())
+        .args(["diagnose", "--stuck-after", "1s", "-o", "json"])
+        .env_remove("KUBECONFIG")
+        .env("HOME", &home)
+        .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+        .env("KUBERNETES_SERVICE_PORT", port)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "in-cluster diagnose: {err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(&findings(&v), live_set, "in-cluster findings differ from kubeconfig findings");
+    println!("in-cluster config: ServiceAccount token + shipped ClusterRole give the same findings");
 }

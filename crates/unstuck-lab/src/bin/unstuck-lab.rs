@@ -46,8 +46,10 @@ async fn main() -> Result<()> {
             std::fs::create_dir_all(dir.join("nodes"))?;
             let c = client(&dir).await?;
             let mut tasks = Vec::new();
+            let tls = unstuck_lab::logserver::tls_config(&dir)?;
             for n in scenarios::nodes() {
-                tasks.push(tokio::spawn(SimKubelet::new(c.clone(), n, dir.join("nodes")).run()));
+                let k = SimKubelet::new(c.clone(), n, dir.join("nodes")).with_log_endpoint(cfg.node_ip, tls.clone()).await?;
+                tasks.push(tokio::spawn(k.run()));
             }
             std::fs::write(dir.join("ready"), &cp.server)?;
             let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -76,6 +78,12 @@ async fn main() -> Result<()> {
                 if dir.join("ready").exists() {
                     println!("lab up: kubeconfig {}", dir.join("kubeconfig").display());
                     println!("node logs: {}", dir.join("nodes").display());
+                    let ip = unstuck_lab::control_plane::node_ip();
+                    if ip.is_loopback() {
+                        println!("kubelet log API: unavailable (no non-loopback address; set UNSTUCK_LAB_NODE_IP)");
+                    } else {
+                        println!("kubelet log API: nodes serve /logs/ on {ip} (kubectl get --raw /api/v1/nodes/NODE/proxy/logs/)");
+                    }
                     return Ok(());
                 }
                 tokio::time::sleep(Duration::from_millis(500)).await;
