@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use unstuck_model::{null_default, Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet};
+use unstuck_model::{Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet};
 
 use crate::error::strip_location;
 use crate::{Collector, IngestError};
@@ -14,8 +14,65 @@ use crate::{Collector, IngestError};
 struct List<T> {
     #[serde(default)]
     kind: Option<String>,
-    #[serde(default = "Vec::new", deserialize_with = "null_default")]
-    items: Vec<T>,
+    #[serde(default)]
+    items: Capped<T>,
+}
+
+thread_local! {
+    /// Items `Capped` keeps in the list being parsed on this thread, and how many it dropped.
+    static CAP: std::cell::Cell<(usize, u64)> = const { std::cell::Cell::new((usize::MAX, 0)) };
+}
+
+/// List items, keeping at most the thread's cap (set by `parse_list_capped` around one parse); the
+/// rest are still parsed as JSON (broken syntax is an error wherever it is) but not kept.
+struct Capped<T>(Vec<T>);
+
+impl<T> Default for Capped<T> {
+    fn default() -> Self {
+        Capped(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Capped<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Capped<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of objects")
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Capped(Vec::new()))
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Capped(Vec::new()))
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_seq(self)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let (cap, _) = CAP.get();
+                let mut v = Vec::new();
+                let mut dropped = 0u64;
+                loop {
+                    if v.len() < cap {
+                        match seq.next_element::<T>()? {
+                            Some(x) => v.push(x),
+                            None => break,
+                        }
+                    } else {
+                        match seq.next_element::<serde::de::IgnoredAny>()? {
+                            Some(_) => dropped += 1,
+                            None => break,
+                        }
+                    }
+                }
+                CAP.set((cap, dropped));
+                Ok(Capped(v))
+            }
+        }
+        d.deserialize_option(V(std::marker::PhantomData))
+    }
 }
 
 fn is_yaml(path: &str) -> bool {
@@ -36,17 +93,32 @@ pub(crate) fn from_json_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, se
 
 /// Parse a typed `*List` file of a known kind.
 fn parse_list<T: DeserializeOwned>(path: &str, bytes: &[u8], list_kind: &str) -> Result<Vec<T>, IngestError> {
-    let list: List<T> = if is_yaml(path) {
-        serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e))?
+    Ok(parse_list_capped(path, bytes, list_kind, usize::MAX)?.0)
+}
+
+/// Parse a typed `*List` file, keeping at most `cap` items; also returns how many were dropped.
+fn parse_list_capped<T: DeserializeOwned>(
+    path: &str,
+    bytes: &[u8],
+    list_kind: &str,
+    cap: usize,
+) -> Result<(Vec<T>, u64), IngestError> {
+    CAP.set((cap, 0));
+    let list: Result<List<T>, IngestError> = if is_yaml(path) {
+        serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e))
     } else {
-        from_json_slice(bytes).map_err(|e| IngestError::json(path, e))?
+        from_json_slice(bytes).map_err(|e| IngestError::json(path, e))
     };
+    let (_, dropped) = CAP.replace((usize::MAX, 0));
+    let list = list?;
     if let Some(k) = &list.kind {
         if k != list_kind && k != "List" {
             return Err(IngestError::WrongKind { path: path.into(), expected: list_kind.into(), found: k.clone() });
         }
     }
-    Ok(list.items)
+    let mut items = list.items.0;
+    items.shrink_to_fit();
+    Ok((items, dropped))
 }
 
 /// Add the objects of a dump file (`<stem>.json`) to the collector.
@@ -66,7 +138,16 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
             }
         }
         "pods" => s.pods.extend(parse_list::<Box<Pod>>(path, bytes, "PodList")?),
-        "events" => s.events.extend(parse_list::<Box<Event>>(path, bytes, "EventList")?),
+        "events" => {
+            let cap = c.opts.limits.max_events_per_file;
+            let (events, dropped) = parse_list_capped::<Box<Event>>(path, bytes, "EventList", cap)?;
+            c.snap.events.extend(events);
+            if dropped > 0 {
+                c.warn(format!(
+                    "{path}: {dropped} events beyond the first {cap} were read but not kept (limit max_events_per_file)"
+                ));
+            }
+        }
         "deployments" => s.deployments.extend(parse_list::<Deployment>(path, bytes, "DeploymentList")?),
         "replicasets" => s.replica_sets.extend(parse_list::<ReplicaSet>(path, bytes, "ReplicaSetList")?),
         "statefulsets" => s.stateful_sets.extend(parse_list::<StatefulSet>(path, bytes, "StatefulSetList")?),
@@ -227,8 +308,8 @@ mod tests {
     /// Whatever the SIMD front end accepts, serde_json reads the same way; the reader's answer
     /// (objects or error) is always serde_json's.
     fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(bytes: &[u8]) {
-        let simd = sonic_rs::from_slice::<List<T>>(bytes).map(|l| l.items);
-        let reference = serde_json::from_slice::<List<T>>(bytes).map(|l| l.items);
+        let simd = sonic_rs::from_slice::<List<T>>(bytes).map(|l| l.items.0);
+        let reference = serde_json::from_slice::<List<T>>(bytes).map(|l| l.items.0);
         if let Ok(a) = &simd {
             match &reference {
                 Ok(b) => assert_eq!(a, b),
@@ -236,7 +317,7 @@ mod tests {
             }
         }
         // And the public path gives serde_json's answer, errors included.
-        let ours = from_json_slice::<List<T>>(bytes).map(|l| l.items).map_err(|e| e.to_string());
+        let ours = from_json_slice::<List<T>>(bytes).map(|l| l.items.0).map_err(|e| e.to_string());
         assert_eq!(ours, reference.map_err(|e| e.to_string()));
     }
 

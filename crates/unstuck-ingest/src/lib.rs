@@ -30,6 +30,9 @@ pub struct Limits {
     pub max_log_file_bytes: u64,
     /// Bytes of a log line kept as evidence.
     pub max_evidence_line: usize,
+    /// Events kept from one events file; the rest are checked and counted, not kept (a 2 GB events
+    /// file must not become gigabytes of memory).
+    pub max_events_per_file: usize,
 }
 
 impl Default for Limits {
@@ -39,6 +42,7 @@ impl Default for Limits {
             max_api_file_bytes: 8 << 30,
             max_log_file_bytes: 64 << 30,
             max_evidence_line: 1024,
+            max_events_per_file: 500_000,
         }
     }
 }

@@ -127,3 +127,37 @@ fn many_small_files_and_one_large_events_file_are_streamed_into_slim_types() {
     let s = load(&[PathBuf::from(d.path())], &Options::default()).unwrap();
     assert_eq!(s.events.len(), 10_000);
 }
+
+#[test]
+fn events_beyond_the_per_file_limit_are_checked_counted_and_not_kept() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("default")).unwrap();
+    let items: Vec<serde_json::Value> = (0..50)
+        .map(|i| serde_json::json!({"metadata": {"name": format!("e{i}"), "namespace": "default"}, "involvedObject": {"kind": "Pod", "name": "p"}, "reason": "R", "message": "m", "type": "Normal"}))
+        .collect();
+    std::fs::write(
+        d.path().join("default/events.json"),
+        serde_json::json!({"kind": "EventList", "items": items}).to_string(),
+    )
+    .unwrap();
+    let mut opts = Options::default();
+    opts.limits.max_events_per_file = 20;
+    let s = load(&[PathBuf::from(d.path())], &opts).unwrap();
+    assert_eq!(s.events.len(), 20);
+    assert!(
+        s.source
+            .warnings
+            .iter()
+            .any(|w| w.contains("default/events.json") && w.contains("30 events beyond the first 20")),
+        "{:?}",
+        s.source.warnings
+    );
+    // Items past the limit are still parsed as JSON: broken syntax there is an error naming the file.
+    let text = format!("{{\"kind\":\"EventList\",\"items\":{}}}", serde_json::to_string(&items).unwrap());
+    let broken = format!("{}, {{\"metadata\": ]}}", text.strip_suffix("]}").unwrap());
+    std::fs::write(d.path().join("default/events.json"), broken).unwrap();
+    match load(&[PathBuf::from(d.path())], &opts) {
+        Err(e) => assert!(e.to_string().contains("events.json"), "{e}"),
+        Ok(_) => panic!("a malformed event past the limit was accepted"),
+    }
+}
