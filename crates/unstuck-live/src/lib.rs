@@ -231,6 +231,7 @@ impl Live {
         let d = dir.join(n);
         let _ = std::fs::create_dir_all(&d);
         let mut got = 0;
+        let mut answered = false;
         let mut why = String::new();
         for (name, path) in [
             ("kubelet.log", format!("/api/v1/nodes/{n}/proxy/logs/?query=kubelet")),
@@ -240,13 +241,14 @@ impl Live {
         ] {
             match tokio::time::timeout(NODE_LOG_DEADLINE, self.get(&path, "nodes/proxy", "get")).await {
                 Ok(Ok(body)) => {
+                    answered = true;
                     let empty = body.is_empty() || body.starts_with(b"-- No entries --");
                     if !empty && std::fs::write(d.join(name), &body).is_ok() {
                         got += 1;
                     }
                 }
                 // Not found: this node has no such log; ask for the next one.
-                Ok(Err(LiveError::Api { message, .. })) if message.ends_with("(404)") => {}
+                Ok(Err(LiveError::Api { message, .. })) if message.ends_with("(404)") => answered = true,
                 Ok(Err(e)) => {
                     why = e.to_string();
                     break;
@@ -256,6 +258,9 @@ impl Live {
                     break;
                 }
             }
+        }
+        if got == 0 && answered && why.is_empty() {
+            return Some(format!("node logs of {n}: the kubelet log API answered but has no kubelet or containerd journal, /var/log/messages or /var/log/syslog on this node"));
         }
         (got == 0).then(|| {
             let why = if why.is_empty() { String::new() } else { format!(" ({why})") };

@@ -187,6 +187,28 @@ fn lab_end_to_end() {
     assert_eq!(code, 1);
     let bundle_set = findings(&serde_json::from_str(&out).unwrap());
     assert_eq!(bundle_set, live_set, "collected bundle and live diagnose disagree");
+    // Without --node-logs, collect pulls node logs through the kubelet log API where nodes answer.
+    if !cfg.node_ip.is_loopback() {
+        let bundle2 = tmp.path().join("bundle-api-logs.tar.gz");
+        let (code, _, err) = run(&[
+            "collect",
+            "--kubeconfig",
+            cp.kubeconfig.to_str().unwrap(),
+            "--all-node-logs",
+            "-o",
+            bundle2.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("node logs of lost-1 unavailable"), "{err}");
+        assert!(err.contains("node logs of lab-node-1: the kubelet log API answered but has no"), "{err}");
+        let listing = std::process::Command::new("tar").arg("tzf").arg(&bundle2).output().unwrap();
+        let listing = String::from_utf8_lossy(&listing.stdout);
+        assert!(listing.lines().any(|l| l.ends_with("_nodes/nfs-1/messages")), "{listing}");
+        let (code, out, _) = run(&["diagnose", bundle2.to_str().unwrap(), "--stuck-after", "1s", "-o", "json"]);
+        assert_eq!(code, 1);
+        assert_eq!(findings(&serde_json::from_str(&out).unwrap()), live_set, "bundle with API-fetched logs");
+        println!("collect: node logs fetched through the kubelet log API into the bundle");
+    }
     // Cost is per kind, not per pod: one LIST per kind (pages of 500).
     let (_, _, err) = diagnose_live(&cp.kubeconfig, &logs, &["--stats"]);
     let calls: u64 =
