@@ -30,8 +30,7 @@ fn st(s: &str) {
 }
 fn main() {
     let p = std::env::args().nth(1).unwrap();
-    let mut o = unstuck_ingest::Options::default();
-    o.logs = false;
+    let o = unstuck_ingest::Options { logs: false, ..Default::default() };
     let mut s = unstuck_ingest::load(&[std::path::PathBuf::from(p)], &o).unwrap();
     st("loaded");
     s.events = Vec::new();

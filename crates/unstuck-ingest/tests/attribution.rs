@@ -89,8 +89,7 @@ fn attributed(text_part: &str, snap: &unstuck_model::Snapshot) -> Option<String>
 fn lines_are_attributed_by_every_identifier() {
     let dir = tempfile::tempdir().unwrap();
     bundle(dir.path());
-    let mut opts = Options::default();
-    opts.fold = false;
+    let opts = Options { fold: false, ..Options::default() };
     let snap = load(&[dir.path().to_path_buf()], &opts).unwrap();
     // The runtime's announcement names the UID; the kubelet error later names only the sandbox ID.
     assert_eq!(attributed("returns sandbox id", &snap).as_deref(), Some(WEB_UID));
@@ -116,8 +115,7 @@ fn a_sandbox_id_is_not_learnt_without_the_runtime_line() {
     let p = dir.path().join("_nodes/node-a/messages");
     let text = std::fs::read_to_string(&p).unwrap();
     std::fs::write(&p, text.lines().skip(1).collect::<Vec<_>>().join("\n") + "\n").unwrap();
-    let mut opts = Options::default();
-    opts.fold = false;
+    let opts = Options { fold: false, ..Options::default() };
     let snap = load(&[dir.path().to_path_buf()], &opts).unwrap();
     assert_eq!(attributed(&format!("podSandboxID=\"{WEB_SANDBOX}\""), &snap), None);
 }

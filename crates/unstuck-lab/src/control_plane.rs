@@ -114,64 +114,6 @@ fn certs(dir: &Path, node_ip: IpAddr) -> Result<()> {
         dir.join("client.ext"),
         "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
     )?;
-    o(&[
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "apiserver.key",
-        "-out",
-        "apiserver.csr",
-        "-subj",
-        "/CN=kube-apiserver",
-    ])?;
-    o(&[
-        "x509",
-        "-req",
-        "-in",
-        "apiserver.csr",
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "apiserver.crt",
-        "-days",
-        "7",
-        "-extfile",
-        "server.ext",
-    ])?;
-    o(&[
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "admin.key",
-        "-out",
-        "admin.csr",
-        "-subj",
-        "/O=system:masters/CN=unstuck-lab-admin",
-    ])?;
-    o(&[
-        "x509",
-        "-req",
-        "-in",
-        "admin.csr",
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "admin.crt",
-        "-days",
-        "7",
-        "-extfile",
-        "client.ext",
-    ])?;
     // The simulated kubelets' log endpoint: a serving cert for the node address, and the client cert
     // kube-apiserver presents to kubelets (`--kubelet-client-certificate`), checked by the kubelets.
     std::fs::write(
@@ -179,6 +121,8 @@ fn certs(dir: &Path, node_ip: IpAddr) -> Result<()> {
         format!("subjectAltName=IP:{node_ip},IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"),
     )?;
     for (name, subj, ext) in [
+        ("apiserver", "/CN=kube-apiserver", "server.ext"),
+        ("admin", "/O=system:masters/CN=unstuck-lab-admin", "client.ext"),
         ("kubelet", "/CN=unstuck-lab-kubelet", "kubelet.ext"),
         ("apiserver-kubelet-client", "/O=system:masters/CN=kube-apiserver-kubelet-client", "client.ext"),
     ] {

@@ -71,7 +71,10 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
             Some(n) => {
                 let ready = n.condition("Ready");
                 h.heartbeat = [lease, ready.and_then(|c| c.last_heartbeat_time)].into_iter().flatten().max();
-                if let Some(c) = ready {
+                // Conditions and taints are as captured; one that changed after `now` (`--now` earlier
+                // than the capture) had not happened yet.
+                let happened = |t: Option<Time>| t.is_none_or(|t| t <= now);
+                if let Some(c) = ready.filter(|c| happened(c.last_transition_time)) {
                     if c.status == "Unknown" {
                         h.lost.push(
                             Evidence::api(format!(
@@ -86,7 +89,7 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
                     }
                 }
                 for t in &n.spec.taints {
-                    if t.key == "node.kubernetes.io/unreachable" && !h.lost.is_empty() {
+                    if t.key == "node.kubernetes.io/unreachable" && !h.lost.is_empty() && happened(t.time_added) {
                         h.lost.push(
                             Evidence::api(format!("taint {}:{} on Node {name}", t.key, t.effect)).at(t.time_added),
                         );

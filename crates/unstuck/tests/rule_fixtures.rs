@@ -93,8 +93,11 @@ fn node_lost_needs_a_node_that_stopped_reporting() {
     let f = diagnose([nodes.clone(), leases.clone(), vec![p]].concat(), now);
     assert_ne!(rule_of(&f, "redis-1").as_deref(), Some("node-lost"));
     // Inside its grace period it is not stuck at all.
-    let f = diagnose([nodes, leases, vec![pod]].concat(), "2020-05-18T08:18:50Z");
+    let f = diagnose([nodes.clone(), leases.clone(), vec![pod.clone()]].concat(), "2020-05-18T08:18:50Z");
     assert_eq!(rule_of(&f, "redis-1"), None);
+    // Before the node stopped reporting (`--now` earlier than its Ready=Unknown transition) it is not lost.
+    let f = diagnose([nodes, leases, vec![pod]].concat(), "2020-05-18T08:10:00Z");
+    assert!(!f.iter().any(|(r, _)| r == "node-lost"), "{f:?}");
 }
 
 #[test]
