@@ -22,7 +22,7 @@ mkdir -p "$DBROOT"
 CFG="$DBROOT/deny.toml"
 if timeout 60 cargo deny check advisories >/dev/null 2>"$DBROOT/live.err" || grep -q "RUSTSEC-" "$DBROOT/live.err"; then
   # Reached GitHub (a found advisory is reported again below).
-  SOURCE="the live RustSec database"; DENY=(cargo deny); CANARY_DENY=(cargo deny)
+  SOURCE="the live RustSec database"; DENY=(cargo deny)
   echo "audit: GitHub reachable: refresh the vendored snapshot with scripts/audit.sh --refresh-snapshot when it ages"
 else
   read -r commit date < "$SNAP/SNAPSHOT"
@@ -36,11 +36,11 @@ else
   fi
   age=$(( ( $(date +%s) - $(date -d "$date" +%s) ) / 86400 ))
   SOURCE="the vendored RustSec snapshot of ${date%%T*} (commit ${commit:0:12}, ${age} days old; GitHub unreachable)"
-  DENY=(cargo deny --offline --config "$PWD/$CFG"); CANARY_DENY=(cargo deny --offline --config "$PWD/$CFG")
+  DENY=(cargo deny --offline --config "$PWD/$CFG")
 fi
 # The canary must be caught.
 (cd tools/audit-canary && cargo fetch -q --locked)
-canary=$(cd tools/audit-canary && "${CANARY_DENY[@]}" check advisories 2>&1 || true)
+canary=$(cd tools/audit-canary && "${DENY[@]}" check advisories 2>&1 || true)
 if grep -q "RUSTSEC-2020-0159" <<<"$canary"; then
   echo "audit: canary RUSTSEC-2020-0159 detected: the database is read"
 else

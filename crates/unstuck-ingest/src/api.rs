@@ -116,9 +116,7 @@ fn parse_list_capped<T: DeserializeOwned>(
             return Err(IngestError::WrongKind { path: path.into(), expected: list_kind.into(), found: k.clone() });
         }
     }
-    let mut items = list.items.0;
-    items.shrink_to_fit();
-    Ok((items, dropped))
+    Ok((list.items.0, dropped))
 }
 
 /// Add the objects of a dump file (`<stem>.json`) to the collector.

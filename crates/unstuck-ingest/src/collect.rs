@@ -247,7 +247,9 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     let t0 = std::time::Instant::now();
     let max = c.limits().max_api_file_bytes;
     let opts = c.opts;
-    let (parsed, scanned): (Vec<Result<Collector, IngestError>>, Result<Vec<LogFileHits>, IngestError>) = rayon::join(
+    // Every file's result is kept, so the error reported is the first in file order, whichever thread met it.
+    type Parsed<'o> = Vec<Result<Collector<'o>, IngestError>>;
+    let (parsed, scanned): (Parsed, Result<Vec<LogFileHits>, IngestError>) = rayon::join(
         || {
             api_files
                 .par_iter()

@@ -211,13 +211,12 @@ struct Attribution<'a> {
     sandboxes: HashMap<String, &'a str>,
 }
 
-/// Signatures whose lines map a sandbox ID to its pod (see signatures.yaml, `feeds: attribution`).
-const SANDBOX_SIGNATURES: &[&str] = &["sandbox-started", "sandbox-started-crio"];
+/// Signatures with `feeds: attribution` (signatures.yaml) mark lines that announce a sandbox.
+const ATTRIBUTION: &str = "attribution";
 
-/// The 64-hex sandbox ID a runtime "sandbox started" line announces.
-fn announced_sandbox_id(line: &[u8]) -> Option<&str> {
-    let at = memchr::memmem::find(line, b"returns sandbox id")
-        .or_else(|| memchr::memmem::find(line, b"Ran pod sandbox "))?;
+/// The first 64-hex ID after the signature's pattern on a "sandbox started" line: the sandbox ID.
+fn announced_sandbox_id<'l>(line: &'l [u8], pattern: &str) -> Option<&'l str> {
+    let at = memchr::memmem::find(line, pattern.as_bytes())?;
     line[at..].split(|c| !c.is_ascii_hexdigit()).find(|t| t.len() == 64).and_then(|t| std::str::from_utf8(t).ok())
 }
 
@@ -322,12 +321,14 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
     let mut attr = Attribution::new(snap, &nodes);
     // First pass: learn sandbox IDs from the runtime's "sandbox started" lines, so that a kubelet
     // error naming only `podSandboxID="…"` earlier or later in any file is attributed too.
-    let sandbox_sigs: Vec<usize> =
-        SANDBOX_SIGNATURES.iter().filter_map(|id| opts.catalog.signatures().iter().position(|s| s.id == *id)).collect();
     let mut learnt: Vec<(String, &str)> = Vec::new();
     for f in &files {
-        for h in f.hits.iter().filter(|h| sandbox_sigs.contains(&h.sig)) {
-            let Some(id) = announced_sandbox_id(&h.line) else { continue };
+        for h in &f.hits {
+            let sig = opts.catalog.get(h.sig);
+            if sig.feeds != ATTRIBUTION {
+                continue;
+            }
+            let Some(id) = announced_sandbox_id(&h.line, &sig.pattern) else { continue };
             if let (Some(uid), _) = attr.attribute(&f.node, &h.line) {
                 if let Some((&u, _)) = attr.uids.get_key_value(uid.as_str()) {
                     learnt.push((id.to_string(), u));

@@ -131,11 +131,11 @@ mod tests {
         use http_body_util::BodyExt;
         let r = respond(dir, &Request::get(uri).body(()).unwrap());
         let status = r.status();
-        let body = futures_lite_block(r.into_body().collect());
+        let body = block_on(r.into_body().collect());
         (status, String::from_utf8_lossy(&body.unwrap().to_bytes()).into_owned())
     }
 
-    fn futures_lite_block<F: std::future::Future>(f: F) -> F::Output {
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
     }
 

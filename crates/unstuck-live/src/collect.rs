@@ -73,8 +73,11 @@ pub async fn collect_bundle(
         let mut items: Vec<Value> = Vec::new();
         let res = live
             .list_pages(&path, resource, |page| {
-                let v: Value = serde_json::from_slice(page)
-                    .map_err(|e| LiveError::Api { path: path.clone(), message: e.to_string() })?;
+                let v: Value = serde_json::from_slice(page).map_err(|e| LiveError::Api {
+                    path: path.clone(),
+                    message: e.to_string(),
+                    status: None,
+                })?;
                 if let Some(Value::Array(a)) = v.get("items") {
                     items.extend(a.iter().cloned());
                 }

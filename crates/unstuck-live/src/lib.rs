@@ -21,7 +21,12 @@ pub enum LiveError {
     #[error("forbidden: these credentials cannot {verb} {resource}{scope} (the read-only ClusterRole in deploy/rbac.yaml grants what diagnose needs): {message}")]
     Forbidden { verb: String, resource: String, scope: String, message: String },
     #[error("{path}: {message}")]
-    Api { path: String, message: String },
+    Api {
+        path: String,
+        message: String,
+        /// The HTTP status, when the API server answered.
+        status: Option<u16>,
+    },
     #[error(transparent)]
     Ingest(#[from] unstuck_ingest::IngestError),
     #[error("{0}")]
@@ -136,10 +141,12 @@ impl Live {
                 },
                 message: s.message,
             }),
-            Err(kube::Error::Api(s)) => {
-                Err(LiveError::Api { path: path.into(), message: format!("{} ({})", s.message, s.code) })
-            }
-            Err(e) => Err(LiveError::Api { path: path.into(), message: e.to_string() }),
+            Err(kube::Error::Api(s)) => Err(LiveError::Api {
+                path: path.into(),
+                message: format!("{} ({})", s.message, s.code),
+                status: Some(s.code),
+            }),
+            Err(e) => Err(LiveError::Api { path: path.into(), message: e.to_string(), status: None }),
         }
     }
 
@@ -248,7 +255,7 @@ impl Live {
                     }
                 }
                 // Not found: this node has no such log; ask for the next one.
-                Ok(Err(LiveError::Api { message, .. })) if message.ends_with("(404)") => answered = true,
+                Ok(Err(LiveError::Api { status: Some(404), .. })) => answered = true,
                 Ok(Err(e)) => {
                     why = e.to_string();
                     break;

@@ -386,7 +386,9 @@ mod tests {
     #[test]
     fn table() {
         let c = ctx();
-        let cases: &[(&[u8], Format, Option<&str>, &str, &str)] = &[
+        // (line, format, time, identifier, message)
+        type Case<'a> = (&'a [u8], Format, Option<&'a str>, &'a str, &'a str);
+        let cases: &[Case] = &[
             (
                 b"Mar 22 15:23:22 v-docker-k6 dockerd: time=\"2023-03-22T15:23:22.849523296+08:00\" level=warning msg=\"x\"",
                 Format::Syslog,

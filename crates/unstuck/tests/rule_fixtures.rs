@@ -13,8 +13,7 @@ fn items(p: &std::path::Path) -> Vec<Value> {
 /// Diagnose a set of objects (as one kubectl List) at `now`; returns (rule, subject name) pairs.
 fn diagnose(objs: Vec<Value>, now: &str) -> Vec<(String, String)> {
     let list = json!({"kind": "List", "apiVersion": "v1", "items": objs});
-    let mut opts = unstuck_ingest::Options::default();
-    opts.now = Some(now.parse().unwrap());
+    let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
     let snap = unstuck_ingest::load_kubectl_bytes("fixture.json", list.to_string().as_bytes(), &opts).unwrap();
     let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
     d.findings.into_iter().map(|f| (f.rule, f.subject.name)).collect()
