@@ -3,6 +3,7 @@
 //! bundle reader uses, so rules see the same model either way. Also writes bundles (`collect`) and
 //! reads node logs through the kubelet's log endpoints.
 
+pub mod apply;
 mod collect;
 
 use std::path::{Path, PathBuf};

@@ -108,8 +108,15 @@ pub struct Step {
     pub target: Target,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub risk: Option<String>,
-    /// True when the step changes the cluster or the node (what `unstuck fix` would apply).
+    /// True when the step changes the cluster or the node.
     pub mutating: bool,
+    /// The API call `unstuck fix` makes for this step (cluster steps on objects with a UID and
+    /// resourceVersion only; host and configuration steps stay commands for a person).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub op: Option<crate::fix::Op>,
+    /// What must be done or confirmed before this step (`unstuck fix` holds it until `--confirm`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
 }
 
 /// A reference to a related object (pods a node holds, workloads a pod blocks).
@@ -176,6 +183,8 @@ pub struct StepDraft {
     pub target: Target,
     pub risk: Option<String>,
     pub mutating: bool,
+    pub op: Option<crate::fix::Op>,
+    pub requires: Vec<String>,
 }
 
 impl StepDraft {
@@ -186,6 +195,8 @@ impl StepDraft {
             target: Target::Cluster,
             risk: None,
             mutating: false,
+            op: None,
+            requires: Vec::new(),
         }
     }
     pub fn host(node: &str, action: impl Into<String>, command: impl Into<String>) -> Self {
@@ -195,10 +206,20 @@ impl StepDraft {
             target: Target::Host(node.to_string()),
             risk: None,
             mutating: false,
+            op: None,
+            requires: Vec::new(),
         }
     }
     pub fn config(action: impl Into<String>) -> Self {
-        StepDraft { action: action.into(), command: None, target: Target::Config, risk: None, mutating: false }
+        StepDraft {
+            action: action.into(),
+            command: None,
+            target: Target::Config,
+            risk: None,
+            mutating: false,
+            op: None,
+            requires: Vec::new(),
+        }
     }
     pub fn cmd(mut self, c: impl Into<String>) -> Self {
         self.command = Some(c.into());
@@ -210,6 +231,18 @@ impl StepDraft {
     }
     pub fn mutating(mut self) -> Self {
         self.mutating = true;
+        self
+    }
+    /// The API call that carries out this step (mutating by definition). `None` (an object without
+    /// UID or resourceVersion) leaves the step a printed command only.
+    pub fn op(mut self, op: Option<crate::fix::Op>) -> Self {
+        self.mutating = true;
+        self.op = op;
+        self
+    }
+    /// Something a person must do or confirm first.
+    pub fn requires(mut self, what: impl Into<String>) -> Self {
+        self.requires.push(what.into());
         self
     }
 }
@@ -225,6 +258,8 @@ pub fn number(steps: Vec<StepDraft>) -> Vec<Step> {
             target: s.target,
             risk: s.risk,
             mutating: s.mutating,
+            op: s.op,
+            requires: s.requires,
         })
         .collect()
 }

@@ -9,6 +9,7 @@
 
 mod engine;
 mod finding;
+pub mod fix;
 mod health;
 pub mod rules;
 mod stuck;

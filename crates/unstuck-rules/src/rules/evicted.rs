@@ -1,3 +1,4 @@
+use crate::fix::{Op, Pinned};
 use crate::util::sh;
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
 
@@ -45,7 +46,7 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 "Delete the evicted pod",
                 format!("kubectl delete pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
             )
-            .mutating(),
+            .op(Pinned::pod(pod).map(|target| Op::Delete { target })),
         ],
     })
 }

@@ -1,3 +1,4 @@
+use crate::fix::{Op, Pinned};
 use crate::util::{clear_finalizers, sh};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod};
 
@@ -58,7 +59,14 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     )];
     steps.push(
         StepDraft::cluster("If that controller is gone for good, clear the finalizers", clear_finalizers(ns, name))
-            .mutating()
+            .op(Pinned::pod(pod).map(|target| Op::RemoveFinalizers {
+                target,
+                finalizers: pod.metadata.finalizers.iter().map(|f| f.to_string()).collect(),
+            }))
+            .requires(format!(
+                "the controller that owns finalizer(s) {:?} is gone for good, or its cleanup was done by hand",
+                pod.metadata.finalizers
+            ))
             .risk("skips the cleanup the finalizer guards (e.g. releasing a volume or an external resource)"),
     );
     Some(Cause {

@@ -4,6 +4,7 @@
 use unstuck_model::{Event, LogHit, Pod};
 
 use crate::util::{clear_finalizers, force_delete, sh};
+use crate::fix::{Op, Pinned};
 use crate::{Cx, Evidence, EvidenceSource, StepDraft};
 
 pub mod container_hash_change;
@@ -93,29 +94,69 @@ pub(crate) fn pod_hits<'a>(cx: &Cx<'a>, pod: &Pod, rule: &str) -> Vec<&'a LogHit
 }
 
 /// The last steps for a Terminating pod whose blocker is gone: force delete, then finalizers.
-pub(crate) fn finish_deletion(pod: &Pod, steps: &mut Vec<StepDraft>, risk: Option<&str>) {
+/// `requires`: what a person must have done first (`unstuck fix` holds the operations until confirmed).
+pub(crate) fn finish_deletion(pod: &Pod, steps: &mut Vec<StepDraft>, risk: Option<&str>, requires: Option<String>) {
     let (ns, name) = (&pod.metadata.namespace, &pod.metadata.name);
+    let pin = Pinned::pod(pod);
     let mut s = StepDraft::cluster(
         "If the pod is still Terminating, remove it from the API (kubectl waits for nothing else)",
         force_delete(ns, name),
     )
-    .mutating();
+    .op(pin.clone().map(|target| Op::ForceDelete { target }));
     if let Some(r) = risk {
         s = s.risk(r);
     }
+    if let Some(r) = &requires {
+        s = s.requires(r.clone());
+    }
     steps.push(s);
     if !pod.metadata.finalizers.is_empty() {
-        steps.push(
-            StepDraft::cluster(
-                format!(
-                    "The pod carries finalizers {:?}: a force delete leaves it until they are cleared",
-                    pod.metadata.finalizers
-                ),
-                clear_finalizers(ns, name),
-            )
-            .mutating()
-            .risk("skips the cleanup the finalizer's controller would have done"),
-        );
+        let mut s = StepDraft::cluster(
+            format!(
+                "The pod carries finalizers {:?}: a force delete leaves it until they are cleared",
+                pod.metadata.finalizers
+            ),
+            clear_finalizers(ns, name),
+        )
+        .op(pin.map(|target| Op::RemoveFinalizers {
+            target,
+            finalizers: pod.metadata.finalizers.iter().map(|f| f.to_string()).collect(),
+        }))
+        .risk("skips the cleanup the finalizer's controller would have done");
+        if let Some(r) = requires {
+            s = s.requires(r);
+        }
+        steps.push(s);
+    }
+}
+
+/// What a person must confirm before pods of a lost node are taken out of the API.
+pub(crate) fn confirmed_down(node: &str) -> String {
+    format!("node {node} is confirmed down (console / cloud API), not just cut off")
+}
+
+/// The out-of-service taint for a lost node, with its operation when the Node is known and not
+/// already tainted.
+pub(crate) fn out_of_service(cx: &Cx<'_>, node: &str, action: impl Into<String>, risk: &str) -> StepDraft {
+    let nd = cx.ix.node_by_name.get(node).copied().filter(|n| !n.has_taint("node.kubernetes.io/out-of-service"));
+    StepDraft::cluster(
+        action,
+        format!("kubectl taint nodes {} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute", sh(node)),
+    )
+    .op(nd.and_then(|n| Pinned::node(n).map(|target| Op::OutOfService { target, has_taints: !n.spec.taints.is_empty() })))
+    .requires(confirmed_down(node))
+    .risk(risk)
+}
+
+/// "Stop new pods landing on the node", with the cordon operation when the Node is known.
+pub(crate) fn cordon(cx: &Cx<'_>, node: &str, action: &str) -> StepDraft {
+    let pin = cx.ix.node_by_name.get(node).and_then(|n| Pinned::node(n));
+    let already = cx.ix.node_by_name.get(node).is_some_and(|n| n.spec.unschedulable);
+    let s = StepDraft::cluster(action, format!("kubectl cordon {}", sh(node)));
+    if already {
+        s.mutating()
+    } else {
+        s.op(pin.map(|target| Op::Cordon { target }))
     }
 }
 

@@ -1,4 +1,4 @@
-use super::{finish_deletion, replace_node, role_labels};
+use super::{confirmed_down, finish_deletion, out_of_service, replace_node, role_labels};
 use crate::util::sh;
 use crate::{declare_rule, Cause, Check, Cx, NodeHealth, Scope, StepDraft, StuckPod};
 
@@ -50,13 +50,14 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
     let sts = cx.ix.pod_statefulset(pod);
     let mut steps = Vec::new();
-    lost_node_steps(h, &mut steps);
+    lost_node_steps(cx, h, &mut steps);
     let risk = if sts.is_some() {
         "StatefulSet pod: force-deleting while the node may still run it can start a second copy with the same identity; only do it once the node is known to be down"
     } else {
         "the containers may keep running on the unreachable node"
     };
-    finish_deletion(pod, &mut steps, Some(risk));
+    let confirm = h.node.is_some().then(|| confirmed_down(node));
+    finish_deletion(pod, &mut steps, Some(risk), confirm);
     Some(Cause {
         severity: None,
         summary: if h.node.is_none() {
@@ -69,7 +70,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     })
 }
 
-fn lost_node_steps(h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) {
+fn lost_node_steps(cx: &Cx<'_>, h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) {
     let n = sh(h.name);
     if h.node.is_none() {
         steps.push(StepDraft::cluster(
@@ -85,14 +86,12 @@ fn lost_node_steps(h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) {
         ),
         format!("kubectl get node {n} -o wide"),
     ));
-    steps.push(
-        StepDraft::cluster(
-            "If it is powered off: mark it out of service so PodGC force-deletes its pods and volumes detach (or delete the Node)",
-            format!("kubectl taint nodes {n} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute"),
-        )
-        .mutating()
-        .risk("only for nodes that are really shut down; remove the taint once the node is back"),
-    );
+    steps.push(out_of_service(
+        cx,
+        h.name,
+        "If it is powered off: mark it out of service so PodGC force-deletes its pods and volumes detach (or delete the Node)",
+        "only for nodes that are really shut down; remove the taint once the node is back",
+    ));
 }
 
 fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Option<Cause> {
@@ -100,7 +99,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         return None;
     }
     let mut steps = Vec::new();
-    lost_node_steps(h, &mut steps);
+    lost_node_steps(cx, h, &mut steps);
     if h.node.is_some() {
         let runtime = h.runtime();
         let mut rest = Vec::new();

@@ -1,5 +1,4 @@
-use super::{finish_deletion, logs_evidence, replace_node, role_labels};
-use crate::util::sh;
+use super::{cordon, finish_deletion, logs_evidence, replace_node, role_labels};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
 declare_rule! {
@@ -57,12 +56,17 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if pressure {
         evidence.push(Evidence::api(format!("node {node} condition PIDPressure=True")));
     }
-    let mut steps = vec![StepDraft::cluster(
+    let mut steps = vec![cordon(
+        cx,
+        node,
         "This is a node problem: see the node finding for the full plan; meanwhile stop new pods landing there",
-        format!("kubectl cordon {}", sh(node)),
-    )
-    .mutating()];
-    finish_deletion(sp.pod, &mut steps, Some("only once the node can kill containers again, or it has been rebooted"));
+    )];
+    finish_deletion(
+        sp.pod,
+        &mut steps,
+        Some("only once the node can kill containers again, or it has been rebooted"),
+        Some(format!("node {node} can fork again (the leaking process stopped) or was rebooted")),
+    );
     Some(Cause {
         severity: None,
         summary: format!("node {node} cannot fork new processes (PID/thread exhaustion)"),
@@ -81,7 +85,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         evidence.push(Evidence::api(format!("node {} condition PIDPressure=True", h.name)));
     }
     let mut steps = vec![
-        StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {}", sh(h.name))).mutating(),
+        cordon(cx, h.name, "Stop new pods landing on the node"),
         StepDraft::host(
             h.name,
             "Confirm the limit and find the process that leaks threads",

@@ -103,7 +103,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         )
         .mutating(),
     );
-    finish_deletion(pod, &mut steps, None);
+    let done = format!("the pod's containers were removed on node {} (the step above)", node.metadata.name);
+    finish_deletion(pod, &mut steps, None, Some(done));
     Some(Cause {
         severity: None,
         summary: format!(

@@ -1,4 +1,6 @@
+use super::{confirmed_down, out_of_service};
 use crate::engine::pod_ref;
+use crate::fix::{Op, Pinned};
 use crate::util::{force_delete, sh};
 use crate::{declare_rule, number, Check, Cx, Evidence, Finding, Scope, Severity, StepDraft, StuckPod, Subject};
 
@@ -148,14 +150,12 @@ fn finding(
     for n in &nodes {
         let lost = cx.node_health(n).is_some_and(|h| h.is_lost());
         if lost {
-            steps.push(
-                StepDraft::cluster(
-                    format!("Node {n} is lost: once confirmed down, mark it out of service (or delete it) so its pods go away"),
-                    format!("kubectl taint nodes {} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute", sh(n)),
-                )
-                .mutating()
-                .risk("only for nodes that are really shut down"),
-            );
+            steps.push(out_of_service(
+                cx,
+                n,
+                format!("Node {n} is lost: once confirmed down, mark it out of service (or delete it) so its pods go away"),
+                "only for nodes that are really shut down",
+            ));
         }
     }
     for sp in held {
@@ -163,7 +163,15 @@ fn finding(
             format!("Or force-delete the stuck pod {}", sp.pod.metadata.name),
             force_delete(&sp.pod.metadata.namespace, &sp.pod.metadata.name),
         )
-        .mutating();
+        .op(Pinned::pod(sp.pod).map(|target| Op::ForceDelete { target }));
+        let node = sp.pod.spec.node_name.as_str();
+        if !node.is_empty() {
+            s = s.requires(if cx.node_health(node).is_some_and(|h| h.is_lost()) {
+                confirmed_down(node)
+            } else {
+                format!("the pod's containers are gone from node {node}")
+            });
+        }
         s = s.risk(if sts {
             "StatefulSet: at most one pod per identity; force-delete only once its node is known to be down"
         } else {

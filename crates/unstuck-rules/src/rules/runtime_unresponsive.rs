@@ -1,5 +1,4 @@
-use super::{event_evidence, finish_deletion, logs_evidence, pod_events_with, pod_hits, replace_node, role_labels};
-use crate::util::sh;
+use super::{cordon, event_evidence, finish_deletion, logs_evidence, pod_events_with, pod_hits, replace_node, role_labels};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
 declare_rule! {
@@ -92,13 +91,14 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         evidence.push(Evidence::api(format!("node {node} {m}")));
     }
     let mut steps = vec![
-        StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {}", sh(node))).mutating(),
+        cordon(cx, node, "Stop new pods landing on the node"),
         restart_runtime(node, h.runtime()),
     ];
     finish_deletion(
         pod,
         &mut steps,
         Some("only once the runtime has killed the containers, or the node has been rebooted"),
+        Some(format!("the runtime on node {node} answers again or the node was rebooted (step 2)")),
     );
     Some(Cause {
         severity: None,
@@ -123,7 +123,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         evidence.push(Evidence::api(format!("node {} {m}", h.name)));
     }
     let mut steps = vec![
-        StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {}", sh(h.name))).mutating(),
+        cordon(cx, h.name, "Stop new pods landing on the node"),
         restart_runtime(h.name, h.runtime()),
         StepDraft::config("If the runtime stays hung, rebuild the node (seed 001):"),
     ];

@@ -1,4 +1,5 @@
 use super::{event_evidence, logs_evidence, pod_events_with, pod_hits};
+use crate::fix::{Op, Pinned};
 use crate::util::sh;
 use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
@@ -76,7 +77,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             "Once the network is fixed, delete the pod so its controller recreates it",
             format!("kubectl delete pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
         )
-        .mutating(),
+        .op(Pinned::pod(pod).map(|target| Op::Delete { target }))
+        .requires(format!("the network plugin on node {node} works again")),
     ];
     Some(Cause {
         severity: None,

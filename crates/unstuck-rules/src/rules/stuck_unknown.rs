@@ -48,7 +48,12 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         format!("unstuck logs {} <bundle>", sh(&pod.metadata.uid)),
     )];
     if sp.state.is_terminating() {
-        finish_deletion(pod, &mut steps, Some("check on the node that the pod's containers are gone first"));
+        finish_deletion(
+            pod,
+            &mut steps,
+            Some("check on the node that the pod's containers are gone first"),
+            Some(format!("the pod's containers are gone from node {} (no cause was found)", pod.spec.node_name)),
+        );
     } else {
         steps.push(StepDraft::cluster(
             "Read the pod's status and events",

@@ -1,0 +1,462 @@
+//! Carrying out a fix plan: each operation is one API call, preconditioned on the object's UID and
+//! resourceVersion, a server-side dry run unless `apply` is set, and written to an append-only audit
+//! log before it is sent and after it is answered.
+//!
+//! What the audit log holds is built here from the plan alone: the operation, its target's identity,
+//! the request line and body (preconditions, finalizer names, a taint), the outcome and the API
+//! server's status message. Object bodies, credentials and headers are never written.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use unstuck_rules::fix::{Op, Plan, PlanItem};
+
+use crate::{Live, LiveError};
+
+/// The HTTP request for one operation. Pure: what is sent is what is logged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Request {
+    pub method: &'static str,
+    pub path: String,
+    #[serde(skip)]
+    pub content_type: &'static str,
+    pub body: Value,
+}
+
+fn seg(s: &str) -> String {
+    // Names are DNS labels/subdomains; encode anything else rather than trusting a plan file.
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The request for `op`, preconditioned on `resource_version` (the plan's, or the one our own previous
+/// write to the same object returned).
+pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
+    let t = op.target();
+    let q = if dry_run { "?dryRun=All" } else { "" };
+    let pod = format!("/api/v1/namespaces/{}/pods/{}{q}", seg(&t.namespace), seg(&t.name));
+    let node = format!("/api/v1/nodes/{}{q}", seg(&t.name));
+    let pre = json!({"uid": t.uid, "resourceVersion": resource_version});
+    // JSON patches: `test` the UID (a re-created object with the same name is refused) and set the
+    // resourceVersion, which makes the API server refuse the write with 409 Conflict if the object
+    // changed since the plan was made.
+    let guard = |ops: Vec<Value>| {
+        let mut v = vec![
+            json!({"op": "test", "path": "/metadata/uid", "value": t.uid}),
+            json!({"op": "replace", "path": "/metadata/resourceVersion", "value": resource_version}),
+        ];
+        v.extend(ops);
+        Value::Array(v)
+    };
+    match op {
+        Op::ForceDelete { .. } => Request {
+            method: "DELETE",
+            path: pod,
+            content_type: "application/json",
+            body: json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0, "preconditions": pre}),
+        },
+        Op::Delete { .. } => Request {
+            method: "DELETE",
+            path: pod,
+            content_type: "application/json",
+            body: json!({"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": pre}),
+        },
+        Op::RemoveFinalizers { finalizers, .. } => Request {
+            method: "PATCH",
+            path: pod,
+            content_type: "application/json-patch+json",
+            body: guard(vec![
+                json!({"op": "test", "path": "/metadata/finalizers", "value": finalizers}),
+                json!({"op": "remove", "path": "/metadata/finalizers"}),
+            ]),
+        },
+        Op::Cordon { .. } => Request {
+            method: "PATCH",
+            path: node,
+            content_type: "application/json-patch+json",
+            body: guard(vec![json!({"op": "add", "path": "/spec/unschedulable", "value": true})]),
+        },
+        Op::OutOfService { has_taints, .. } => {
+            let taint = json!({"key": "node.kubernetes.io/out-of-service", "value": "nodeshutdown", "effect": "NoExecute"});
+            let add = if *has_taints {
+                json!({"op": "add", "path": "/spec/taints/-", "value": taint})
+            } else {
+                json!({"op": "add", "path": "/spec/taints", "value": [taint]})
+            };
+            Request { method: "PATCH", path: node, content_type: "application/json-patch+json", body: guard(vec![add]) }
+        }
+    }
+}
+
+/// How one operation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Result {
+    /// Dry run: the API server accepted it (preconditions held, admission passed), changed nothing.
+    WouldApply,
+    Applied,
+    /// 404: the object is already gone (another step, a controller, or a person removed it).
+    AlreadyGone,
+    /// 409: the object changed or was replaced since the plan was made; nothing was changed.
+    Conflict,
+    /// 422 and other 4xx: the API server refused the request (e.g. the UID test failed).
+    Rejected,
+    /// 403: these credentials may not do it.
+    Forbidden,
+    /// Transport errors and 5xx.
+    Failed,
+    /// Not sent: it needs a person's confirmation first (`requires`).
+    Held,
+    /// Not sent: an earlier operation on the same object did not succeed.
+    Skipped,
+}
+
+impl Result {
+    /// Whether the plan item is done (or, in a dry run, would be).
+    pub fn ok(self) -> bool {
+        matches!(self, Result::WouldApply | Result::Applied | Result::AlreadyGone)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Result::WouldApply => "would apply",
+            Result::Applied => "applied",
+            Result::AlreadyGone => "already gone",
+            Result::Conflict => "conflict",
+            Result::Rejected => "rejected",
+            Result::Forbidden => "forbidden",
+            Result::Failed => "failed",
+            Result::Held => "held",
+            Result::Skipped => "skipped",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub id: u32,
+    pub result: Result,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// The resourceVersion the API server returned (the object after the change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+}
+
+/// Printable: control characters from a server message never reach a terminal or the log raw.
+fn printable(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { ' ' } else { c }).take(1000).collect()
+}
+
+/// The append-only JSON Lines audit log: one line before each request, one after. Created with mode
+/// 0600; every line is flushed and synced before the request it announces is sent.
+pub struct AuditLog {
+    file: File,
+    pub path: PathBuf,
+    run: String,
+}
+
+impl AuditLog {
+    pub fn open(path: &Path) -> std::result::Result<AuditLog, LiveError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| LiveError::Io(format!("{}: {e}", dir.display())))?;
+        }
+        let mut o = OpenOptions::new();
+        o.create(true).append(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            o.mode(0o600);
+        }
+        let file = o.open(path).map_err(|e| LiveError::Io(format!("audit log {}: {e}", path.display())))?;
+        let now = jiff::Timestamp::now();
+        let run = format!("{}-{}", now.as_millisecond(), std::process::id());
+        Ok(AuditLog { file, path: path.to_path_buf(), run })
+    }
+
+    pub fn write(&mut self, mut entry: Value) -> std::result::Result<(), LiveError> {
+        if let Value::Object(m) = &mut entry {
+            m.insert("time".into(), json!(jiff::Timestamp::now().to_string()));
+            m.insert("run".into(), json!(self.run));
+        }
+        let mut line = serde_json::to_vec(&entry).map_err(|e| LiveError::Io(e.to_string()))?;
+        line.push(b'\n');
+        self.file
+            .write_all(&line)
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| LiveError::Io(format!("audit log {}: {e}", self.path.display())))
+    }
+}
+
+/// How to run a plan.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Make the changes (otherwise a server-side dry run of each).
+    pub apply: bool,
+    /// The person confirmed every item's `requires`.
+    pub confirmed: bool,
+}
+
+fn reasons(it: &PlanItem) -> Value {
+    json!(it.reasons.iter().map(|r| format!("{} {} (step {})", r.rule, r.finding, r.step)).collect::<Vec<_>>())
+}
+
+impl Live {
+    /// Who the API server says we are (SelfSubjectReview), for the audit log. `None` where the API is
+    /// older than 1.28 or refuses.
+    pub async fn whoami(&self) -> Option<String> {
+        let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"});
+        let req = http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
+            .header("content-type", "application/json")
+            .body(serde_json::to_vec(&body).ok()?)
+            .ok()?;
+        let text = self.client.request_text(req).await.ok()?;
+        let v: Value = serde_json::from_str(&text).ok()?;
+        v["status"]["userInfo"]["username"].as_str().map(printable)
+    }
+
+    /// Send one request; map the answer to an outcome.
+    pub async fn send(&self, id: u32, r: &Request) -> Outcome {
+        self.api_calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let body = serde_json::to_vec(&r.body).unwrap_or_default();
+        let req = match http::Request::builder()
+            .method(r.method)
+            .uri(&r.path)
+            .header("content-type", r.content_type)
+            .body(body)
+        {
+            Ok(q) => q,
+            Err(e) => {
+                return Outcome { id, result: Result::Failed, http_status: None, message: e.to_string(), resource_version: None }
+            }
+        };
+        let dry = r.path.contains("dryRun=All");
+        match self.client.request_text(req).await {
+            Ok(text) => {
+                let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                let rv = v["metadata"]["resourceVersion"].as_str().filter(|s| !s.is_empty()).map(str::to_string);
+                Outcome {
+                    id,
+                    result: if dry { Result::WouldApply } else { Result::Applied },
+                    http_status: Some(200),
+                    message: String::new(),
+                    resource_version: rv,
+                }
+            }
+            Err(kube::Error::Api(s)) => {
+                let result = match s.code {
+                    404 => Result::AlreadyGone,
+                    409 => Result::Conflict,
+                    403 => Result::Forbidden,
+                    400..=499 => Result::Rejected,
+                    _ => Result::Failed,
+                };
+                Outcome { id, result, http_status: Some(s.code), message: printable(&s.message), resource_version: None }
+            }
+            Err(e) => Outcome {
+                id,
+                result: Result::Failed,
+                http_status: None,
+                message: printable(&e.to_string()),
+                resource_version: None,
+            },
+        }
+    }
+
+    /// Run a plan in order. Items whose `requires` are not confirmed are held; an item on an object whose
+    /// earlier item failed is skipped; a second write to an object we changed ourselves is
+    /// preconditioned on the resourceVersion our write returned. Every request is logged before it is
+    /// sent and its outcome after. An audit log write failure stops the run before the next request.
+    pub async fn run_plan(
+        &self,
+        plan: &Plan,
+        o: RunOptions,
+        audit: &mut AuditLog,
+        mut progress: impl FnMut(&PlanItem, &Outcome),
+    ) -> std::result::Result<Vec<Outcome>, LiveError> {
+        let actor = self.whoami().await;
+        audit.write(json!({
+            "event": "start",
+            "dryRun": !o.apply,
+            "server": self.server,
+            "user": actor,
+            "planSource": printable(&plan.source),
+            "items": plan.items.len(),
+            "confirmed": o.confirmed,
+        }))?;
+        let mut rv: HashMap<String, String> = HashMap::new();
+        let mut failed: HashMap<String, u32> = HashMap::new();
+        let mut out = Vec::new();
+        for it in &plan.items {
+            let t = it.op.target();
+            let base = json!({
+                "id": it.id,
+                "op": it.op.kind().as_str(),
+                "target": {"kind": t.kind, "namespace": t.namespace, "name": t.name, "uid": t.uid},
+                "reasons": reasons(it),
+                "dryRun": !o.apply,
+            });
+            let skip = if !it.requires.is_empty() && !o.confirmed {
+                Some(Outcome {
+                    id: it.id,
+                    result: Result::Held,
+                    http_status: None,
+                    message: format!("needs confirmation (--confirm): {}", it.requires.join("; ")),
+                    resource_version: None,
+                })
+            } else {
+                failed.get(&t.uid).map(|first| Outcome {
+                    id: it.id,
+                    result: Result::Skipped,
+                    http_status: None,
+                    message: format!("item {first} on the same object did not succeed"),
+                    resource_version: None,
+                })
+            };
+            let outcome = match skip {
+                Some(s) => {
+                    let mut e = base.clone();
+                    e["event"] = json!("result");
+                    e["result"] = json!(s.result);
+                    e["message"] = json!(s.message);
+                    audit.write(e)?;
+                    s
+                }
+                None => {
+                    let version = rv.get(&t.uid).cloned().unwrap_or_else(|| t.resource_version.clone());
+                    let req = request(&it.op, &version, !o.apply);
+                    let mut e = base.clone();
+                    e["event"] = json!("request");
+                    e["request"] = json!({"method": req.method, "path": req.path, "body": req.body});
+                    audit.write(e)?;
+                    let res = self.send(it.id, &req).await;
+                    let mut e = base;
+                    e["event"] = json!("result");
+                    e["result"] = json!(res.result);
+                    e["httpStatus"] = json!(res.http_status);
+                    if !res.message.is_empty() {
+                        e["message"] = json!(res.message);
+                    }
+                    if let Some(v) = &res.resource_version {
+                        e["resourceVersion"] = json!(v);
+                    }
+                    audit.write(e)?;
+                    res
+                }
+            };
+            if outcome.result == Result::Applied {
+                if let Some(v) = &outcome.resource_version {
+                    rv.insert(t.uid.clone(), v.clone());
+                }
+            }
+            if !outcome.result.ok() && outcome.result != Result::Held {
+                failed.entry(t.uid.clone()).or_insert(it.id);
+            }
+            progress(it, &outcome);
+            out.push(outcome);
+        }
+        audit.write(json!({
+            "event": "end",
+            "dryRun": !o.apply,
+            "ok": out.iter().filter(|x| x.result.ok()).count(),
+            "held": out.iter().filter(|x| x.result == Result::Held).count(),
+            "failed": out.iter().filter(|x| !x.result.ok() && x.result != Result::Held).count(),
+        }))?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use unstuck_rules::fix::Pinned;
+
+    fn pod() -> Pinned {
+        Pinned {
+            kind: "Pod".into(),
+            namespace: "prod".into(),
+            name: "web-0".into(),
+            uid: "u-1".into(),
+            resource_version: "41".into(),
+        }
+    }
+
+    #[test]
+    fn delete_carries_uid_and_resource_version_preconditions() {
+        let r = request(&Op::ForceDelete { target: pod() }, "41", true);
+        assert_eq!((r.method, r.path.as_str()), ("DELETE", "/api/v1/namespaces/prod/pods/web-0?dryRun=All"));
+        assert_eq!(r.body["gracePeriodSeconds"], 0);
+        assert_eq!(r.body["preconditions"], json!({"uid": "u-1", "resourceVersion": "41"}));
+        let r = request(&Op::Delete { target: pod() }, "42", false);
+        assert_eq!(r.path, "/api/v1/namespaces/prod/pods/web-0");
+        assert!(r.body.get("gracePeriodSeconds").is_none());
+        assert_eq!(r.body["preconditions"]["resourceVersion"], "42");
+    }
+
+    #[test]
+    fn patches_test_the_uid_and_pin_the_resource_version() {
+        let op = Op::RemoveFinalizers { target: pod(), finalizers: vec!["example.com/hold".into()] };
+        let r = request(&op, "41", false);
+        assert_eq!(r.content_type, "application/json-patch+json");
+        let ops = r.body.as_array().unwrap();
+        assert_eq!(ops[0], json!({"op": "test", "path": "/metadata/uid", "value": "u-1"}));
+        assert_eq!(ops[1], json!({"op": "replace", "path": "/metadata/resourceVersion", "value": "41"}));
+        assert_eq!(ops.last().unwrap(), &json!({"op": "remove", "path": "/metadata/finalizers"}));
+        let node = Pinned { kind: "Node".into(), namespace: String::new(), name: "n1".into(), uid: "n-u".into(), resource_version: "7".into() };
+        let r = request(&Op::OutOfService { target: node.clone(), has_taints: true }, "7", true);
+        assert_eq!(r.path, "/api/v1/nodes/n1?dryRun=All");
+        assert_eq!(r.body[2]["path"], "/spec/taints/-");
+        let r = request(&Op::OutOfService { target: node.clone(), has_taints: false }, "7", true);
+        assert_eq!(r.body[2]["path"], "/spec/taints");
+        assert!(r.body[2]["value"].is_array());
+        let r = request(&Op::Cordon { target: node }, "7", false);
+        assert_eq!(r.body[2], json!({"op": "add", "path": "/spec/unschedulable", "value": true}));
+    }
+
+    #[test]
+    fn hostile_names_from_a_plan_file_stay_one_path_segment() {
+        let mut t = pod();
+        t.name = "../../nodes/x?dryRun=".into();
+        let r = request(&Op::Delete { target: t }, "1", false);
+        assert_eq!(r.path, "/api/v1/namespaces/prod/pods/..%2F..%2Fnodes%2Fx%3FdryRun%3D");
+    }
+
+    #[test]
+    fn audit_log_appends_synced_lines_with_mode_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub/audit.jsonl");
+        let mut a = AuditLog::open(&p).unwrap();
+        a.write(json!({"event": "start"})).unwrap();
+        drop(a);
+        let mut a = AuditLog::open(&p).unwrap();
+        a.write(json!({"event": "end"})).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["event"], "start");
+        assert!(lines[1]["time"].is_string() && lines[1]["run"].is_string());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn server_messages_lose_control_characters() {
+        assert_eq!(printable("pod \u{1b}[31mx\u{7}"), "pod  [31mx ");
+    }
+}

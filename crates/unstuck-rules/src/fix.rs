@@ -1,0 +1,322 @@
+//! Fix plans: the remediation steps `unstuck fix` can carry out itself, as data.
+//!
+//! A rule attaches an [`Op`] to a step when the step is one API call that can be preconditioned on the
+//! object's UID and resourceVersion (force delete, delete, finalizer removal, cordon, the out-of-service
+//! taint). Host steps (unmount, restart a runtime, reboot) and configuration changes never get one: they
+//! stay printed commands. [`plan`] turns a report's findings into an ordered, de-duplicated list of
+//! operations; the `live` crate executes it (dry run by default) and writes the audit log. Plans are
+//! serializable so that one made now (or from a bundle) can be reviewed and applied later: the
+//! preconditions make a stale plan fail instead of acting on a changed object.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use unstuck_model::{Node, Pod};
+
+use crate::finding::Finding;
+use crate::util::sh;
+
+/// An object an operation acts on, pinned to the identity and version the plan was made from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pinned {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub resource_version: String,
+}
+
+impl Pinned {
+    /// A pod, when it has the UID and resourceVersion a precondition needs.
+    pub fn pod(p: &Pod) -> Option<Pinned> {
+        let m = &p.metadata;
+        (!m.uid.is_empty() && !m.resource_version.is_empty() && !m.name.is_empty()).then(|| Pinned {
+            kind: "Pod".into(),
+            namespace: m.namespace.to_string(),
+            name: m.name.to_string(),
+            uid: m.uid.to_string(),
+            resource_version: m.resource_version.to_string(),
+        })
+    }
+
+    pub fn node(n: &Node) -> Option<Pinned> {
+        let m = &n.metadata;
+        (!m.uid.is_empty() && !m.resource_version.is_empty() && !m.name.is_empty()).then(|| Pinned {
+            kind: "Node".into(),
+            namespace: String::new(),
+            name: m.name.to_string(),
+            uid: m.uid.to_string(),
+            resource_version: m.resource_version.to_string(),
+        })
+    }
+
+    /// `pod ns/name` or `node name`.
+    pub fn display(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{} {}", self.kind.to_lowercase(), self.name)
+        } else {
+            format!("{} {}/{}", self.kind.to_lowercase(), self.namespace, self.name)
+        }
+    }
+}
+
+/// The kinds of operation, for `--allow`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpKind {
+    Cordon,
+    OutOfService,
+    Delete,
+    ForceDelete,
+    RemoveFinalizers,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 5] =
+        [OpKind::Cordon, OpKind::OutOfService, OpKind::Delete, OpKind::ForceDelete, OpKind::RemoveFinalizers];
+    /// Applied unless `--allow` says otherwise. The out-of-service taint is left out: it acts on every
+    /// pod and volume of a node, and is only right for a node that is really shut down.
+    pub const DEFAULT: [OpKind; 4] = [OpKind::Cordon, OpKind::Delete, OpKind::ForceDelete, OpKind::RemoveFinalizers];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpKind::Cordon => "cordon",
+            OpKind::OutOfService => "out-of-service",
+            OpKind::Delete => "delete",
+            OpKind::ForceDelete => "force-delete",
+            OpKind::RemoveFinalizers => "remove-finalizers",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OpKind> {
+        OpKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Node-wide changes first (they can make pod operations unnecessary), then deletions, then
+    /// finalizer removal (a force-deleted pod with finalizers stays until they are cleared).
+    fn phase(self) -> u8 {
+        match self {
+            OpKind::Cordon | OpKind::OutOfService => 0,
+            OpKind::Delete | OpKind::ForceDelete => 1,
+            OpKind::RemoveFinalizers => 2,
+        }
+    }
+}
+
+/// One API call, preconditioned on `target.uid` and `target.resourceVersion`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Op {
+    /// DELETE with `gracePeriodSeconds: 0`: the pod leaves the API without waiting for its kubelet.
+    #[serde(rename = "force-delete")]
+    ForceDelete { target: Pinned },
+    /// DELETE with the pod's own grace period.
+    #[serde(rename = "delete")]
+    Delete { target: Pinned },
+    /// Remove `metadata.finalizers` (JSON patch).
+    #[serde(rename = "remove-finalizers")]
+    RemoveFinalizers { target: Pinned, finalizers: Vec<String> },
+    /// `spec.unschedulable: true` (JSON patch).
+    #[serde(rename = "cordon")]
+    Cordon { target: Pinned },
+    /// Add the `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` taint (JSON patch).
+    #[serde(rename = "out-of-service")]
+    OutOfService {
+        target: Pinned,
+        /// Whether the node already has a taints list (the patch adds to it or creates it).
+        has_taints: bool,
+    },
+}
+
+impl Op {
+    pub fn kind(&self) -> OpKind {
+        match self {
+            Op::ForceDelete { .. } => OpKind::ForceDelete,
+            Op::Delete { .. } => OpKind::Delete,
+            Op::RemoveFinalizers { .. } => OpKind::RemoveFinalizers,
+            Op::Cordon { .. } => OpKind::Cordon,
+            Op::OutOfService { .. } => OpKind::OutOfService,
+        }
+    }
+
+    pub fn target(&self) -> &Pinned {
+        match self {
+            Op::ForceDelete { target }
+            | Op::Delete { target }
+            | Op::RemoveFinalizers { target, .. }
+            | Op::Cordon { target }
+            | Op::OutOfService { target, .. } => target,
+        }
+    }
+
+    pub fn target_mut(&mut self) -> &mut Pinned {
+        match self {
+            Op::ForceDelete { target }
+            | Op::Delete { target }
+            | Op::RemoveFinalizers { target, .. }
+            | Op::Cordon { target }
+            | Op::OutOfService { target, .. } => target,
+        }
+    }
+
+    /// What it does, in words.
+    pub fn describe(&self) -> String {
+        let t = self.target().display();
+        match self {
+            Op::ForceDelete { .. } => format!("force-delete {t} (grace period 0)"),
+            Op::Delete { .. } => format!("delete {t}"),
+            Op::RemoveFinalizers { finalizers, .. } => format!("remove finalizers {finalizers:?} from {t}"),
+            Op::Cordon { .. } => format!("cordon {t}"),
+            Op::OutOfService { .. } => format!("taint {t} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute"),
+        }
+    }
+
+    /// The kubectl command a person would type (no preconditions: kubectl has no flag for them).
+    pub fn kubectl(&self) -> String {
+        let t = self.target();
+        let (ns, name) = (sh(&t.namespace), sh(&t.name));
+        match self {
+            Op::ForceDelete { .. } => format!("kubectl delete pod -n {ns} {name} --grace-period=0 --force"),
+            Op::Delete { .. } => format!("kubectl delete pod -n {ns} {name}"),
+            Op::RemoveFinalizers { .. } => {
+                format!("kubectl patch pod -n {ns} {name} --type=json -p '[{{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}}]'")
+            }
+            Op::Cordon { .. } => format!("kubectl cordon {name}"),
+            Op::OutOfService { .. } => {
+                format!("kubectl taint nodes {name} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute")
+            }
+        }
+    }
+}
+
+/// Why an operation is in the plan: the finding and step it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reason {
+    pub rule: String,
+    /// `Kind/ns/name` of the finding.
+    pub finding: String,
+    pub summary: String,
+    pub step: u32,
+}
+
+/// One operation of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanItem {
+    pub id: u32,
+    pub op: Op,
+    pub reasons: Vec<Reason>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<String>,
+    /// What a person must have done or confirmed first (a host step, "the node is really down"):
+    /// the item is held until `--confirm`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
+}
+
+/// An ordered list of operations. `apiVersion: unstuck/v1`, `kind: FixPlan`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub api_version: String,
+    pub kind: String,
+    /// The input the plan was made from (a bundle path or the API server URL).
+    pub source: String,
+    /// The capture time of that input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured_at: Option<String>,
+    /// Operation kinds allowed when the plan was made.
+    pub allowed: Vec<OpKind>,
+    pub items: Vec<PlanItem>,
+    /// Operations the findings suggest that `allowed` left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_allowed: Vec<PlanItem>,
+}
+
+impl Plan {
+    pub const API_VERSION: &'static str = "unstuck/v1";
+    pub const KIND: &'static str = "FixPlan";
+
+    /// Check a plan read from a file: its header, and that every item names an object with a UID and
+    /// a resourceVersion (the preconditions).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.api_version != Self::API_VERSION || self.kind != Self::KIND {
+            return Err(format!(
+                "not a fix plan: apiVersion {:?}, kind {:?} (expected {:?}, {:?}; make one with `unstuck fix -o json`)",
+                self.api_version,
+                self.kind,
+                Self::API_VERSION,
+                Self::KIND
+            ));
+        }
+        for it in &self.items {
+            let t = it.op.target();
+            if t.uid.is_empty() || t.resource_version.is_empty() || t.name.is_empty() {
+                return Err(format!("item {}: {} has no name, UID or resourceVersion to precondition on", it.id, t.display()));
+            }
+            let want = match it.op {
+                Op::ForceDelete { .. } | Op::Delete { .. } | Op::RemoveFinalizers { .. } => "Pod",
+                Op::Cordon { .. } | Op::OutOfService { .. } => "Node",
+            };
+            if t.kind != want || (want == "Pod") == t.namespace.is_empty() {
+                return Err(format!("item {}: {} cannot be the target of {}", it.id, t.display(), it.op.kind().as_str()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The plan for these findings: every step that carries an operation of an allowed kind, once per
+/// (operation kind, object), node-wide operations first, then deletions, then finalizer removal;
+/// within each phase in report order.
+pub fn plan(findings: &[Finding], allowed: &[OpKind], source: &str, captured_at: Option<String>) -> Plan {
+    let mut items: Vec<PlanItem> = Vec::new();
+    let mut not_allowed: Vec<PlanItem> = Vec::new();
+    let mut seen: HashMap<(OpKind, String), (bool, usize)> = HashMap::new();
+    for f in findings {
+        for s in &f.remediation {
+            let Some(op) = &s.op else { continue };
+            let reason = Reason {
+                rule: f.rule.clone(),
+                finding: f.subject.display(),
+                summary: f.summary.clone(),
+                step: s.step,
+            };
+            let key = (op.kind(), op.target().uid.clone());
+            if let Some(&(ok, i)) = seen.get(&key) {
+                let it = if ok { &mut items[i] } else { &mut not_allowed[i] };
+                it.reasons.push(reason);
+                for r in &s.requires {
+                    if !it.requires.contains(r) {
+                        it.requires.push(r.clone());
+                    }
+                }
+                continue;
+            }
+            let item = PlanItem { id: 0, op: op.clone(), reasons: vec![reason], risk: s.risk.clone(), requires: s.requires.clone() };
+            let ok = allowed.contains(&op.kind());
+            let list = if ok { &mut items } else { &mut not_allowed };
+            seen.insert(key, (ok, list.len()));
+            list.push(item);
+        }
+    }
+    items.sort_by_key(|it| it.op.kind().phase());
+    for (i, it) in items.iter_mut().enumerate() {
+        it.id = i as u32 + 1;
+    }
+    let mut allowed = allowed.to_vec();
+    allowed.sort();
+    allowed.dedup();
+    Plan {
+        api_version: Plan::API_VERSION.into(),
+        kind: Plan::KIND.into(),
+        source: source.into(),
+        captured_at,
+        allowed,
+        items,
+        not_allowed,
+    }
+}
