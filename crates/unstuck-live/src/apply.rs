@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use unstuck_rules::fix::{Op, Plan, PlanItem};
+use unstuck_rules::fix::{Op, Outcome, Plan, PlanItem, Status};
 
 use crate::{Live, LiveError};
 
@@ -99,63 +99,6 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
     }
 }
 
-/// How one operation ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Result {
-    /// Dry run: the API server accepted it (preconditions held, admission passed), changed nothing.
-    WouldApply,
-    Applied,
-    /// 404: the object is already gone (another step, a controller, or a person removed it).
-    AlreadyGone,
-    /// 409: the object changed or was replaced since the plan was made; nothing was changed.
-    Conflict,
-    /// 422 and other 4xx: the API server refused the request (e.g. the UID test failed).
-    Rejected,
-    /// 403: these credentials may not do it.
-    Forbidden,
-    /// Transport errors and 5xx.
-    Failed,
-    /// Not sent: it needs a person's confirmation first (`requires`).
-    Held,
-    /// Not sent: an earlier operation on the same object did not succeed.
-    Skipped,
-}
-
-impl Result {
-    /// Whether the plan item is done (or, in a dry run, would be).
-    pub fn ok(self) -> bool {
-        matches!(self, Result::WouldApply | Result::Applied | Result::AlreadyGone)
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Result::WouldApply => "would apply",
-            Result::Applied => "applied",
-            Result::AlreadyGone => "already gone",
-            Result::Conflict => "conflict",
-            Result::Rejected => "rejected",
-            Result::Forbidden => "forbidden",
-            Result::Failed => "failed",
-            Result::Held => "held",
-            Result::Skipped => "skipped",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Outcome {
-    pub id: u32,
-    pub result: Result,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub http_status: Option<u16>,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub message: String,
-    /// The resourceVersion the API server returned (the object after the change).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<String>,
-}
-
 /// Printable: control characters from a server message never reach a terminal or the log raw.
 fn printable(s: &str) -> String {
     s.chars().map(|c| if c.is_control() { ' ' } else { c }).take(1000).collect()
@@ -170,7 +113,7 @@ pub struct AuditLog {
 }
 
 impl AuditLog {
-    pub fn open(path: &Path) -> std::result::Result<AuditLog, LiveError> {
+    pub fn open(path: &Path) -> Result<AuditLog, LiveError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| LiveError::Io(format!("{}: {e}", dir.display())))?;
         }
@@ -187,7 +130,7 @@ impl AuditLog {
         Ok(AuditLog { file, path: path.to_path_buf(), run })
     }
 
-    pub fn write(&mut self, mut entry: Value) -> std::result::Result<(), LiveError> {
+    pub fn write(&mut self, mut entry: Value) -> Result<(), LiveError> {
         if let Value::Object(m) = &mut entry {
             m.insert("time".into(), json!(jiff::Timestamp::now().to_string()));
             m.insert("run".into(), json!(self.run));
@@ -240,7 +183,7 @@ impl Live {
         {
             Ok(q) => q,
             Err(e) => {
-                return Outcome { id, result: Result::Failed, http_status: None, message: e.to_string(), resource_version: None }
+                return Outcome { id, result: Status::Failed, http_status: None, message: e.to_string(), resource_version: None }
             }
         };
         let dry = r.path.contains("dryRun=All");
@@ -250,7 +193,7 @@ impl Live {
                 let rv = v["metadata"]["resourceVersion"].as_str().filter(|s| !s.is_empty()).map(str::to_string);
                 Outcome {
                     id,
-                    result: if dry { Result::WouldApply } else { Result::Applied },
+                    result: if dry { Status::WouldApply } else { Status::Applied },
                     http_status: Some(200),
                     message: String::new(),
                     resource_version: rv,
@@ -258,17 +201,17 @@ impl Live {
             }
             Err(kube::Error::Api(s)) => {
                 let result = match s.code {
-                    404 => Result::AlreadyGone,
-                    409 => Result::Conflict,
-                    403 => Result::Forbidden,
-                    400..=499 => Result::Rejected,
-                    _ => Result::Failed,
+                    404 => Status::AlreadyGone,
+                    409 => Status::Conflict,
+                    403 => Status::Forbidden,
+                    400..=499 => Status::Rejected,
+                    _ => Status::Failed,
                 };
                 Outcome { id, result, http_status: Some(s.code), message: printable(&s.message), resource_version: None }
             }
             Err(e) => Outcome {
                 id,
-                result: Result::Failed,
+                result: Status::Failed,
                 http_status: None,
                 message: printable(&e.to_string()),
                 resource_version: None,
@@ -286,7 +229,7 @@ impl Live {
         o: RunOptions,
         audit: &mut AuditLog,
         mut progress: impl FnMut(&PlanItem, &Outcome),
-    ) -> std::result::Result<Vec<Outcome>, LiveError> {
+    ) -> Result<Vec<Outcome>, LiveError> {
         let actor = self.whoami().await;
         audit.write(json!({
             "event": "start",
@@ -312,7 +255,7 @@ impl Live {
             let skip = if !it.requires.is_empty() && !o.confirmed {
                 Some(Outcome {
                     id: it.id,
-                    result: Result::Held,
+                    result: Status::Held,
                     http_status: None,
                     message: format!("needs confirmation (--confirm): {}", it.requires.join("; ")),
                     resource_version: None,
@@ -320,7 +263,7 @@ impl Live {
             } else {
                 failed.get(&t.uid).map(|first| Outcome {
                     id: it.id,
-                    result: Result::Skipped,
+                    result: Status::Skipped,
                     http_status: None,
                     message: format!("item {first} on the same object did not succeed"),
                     resource_version: None,
@@ -357,12 +300,12 @@ impl Live {
                     res
                 }
             };
-            if outcome.result == Result::Applied {
+            if outcome.result == Status::Applied {
                 if let Some(v) = &outcome.resource_version {
                     rv.insert(t.uid.clone(), v.clone());
                 }
             }
-            if !outcome.result.ok() && outcome.result != Result::Held {
+            if !outcome.result.ok() && outcome.result != Status::Held {
                 failed.entry(t.uid.clone()).or_insert(it.id);
             }
             progress(it, &outcome);
@@ -372,8 +315,8 @@ impl Live {
             "event": "end",
             "dryRun": !o.apply,
             "ok": out.iter().filter(|x| x.result.ok()).count(),
-            "held": out.iter().filter(|x| x.result == Result::Held).count(),
-            "failed": out.iter().filter(|x| !x.result.ok() && x.result != Result::Held).count(),
+            "held": out.iter().filter(|x| x.result == Status::Held).count(),
+            "failed": out.iter().filter(|x| !x.result.ok() && x.result != Status::Held).count(),
         }))?;
         Ok(out)
     }

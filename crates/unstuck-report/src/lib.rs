@@ -1,6 +1,7 @@
 //! The report: a versioned, documented schema (`apiVersion: unstuck/v1`, `kind: Report`, see
 //! docs/report-schema.md) built from a diagnosis, and printers that only format it.
 
+mod fix;
 mod html;
 mod markdown;
 mod table;
@@ -12,6 +13,7 @@ use serde::Serialize;
 use unstuck_model::{NowSource, Snapshot, Time};
 use unstuck_rules::{Diagnosis, Finding};
 
+pub use fix::{fix_json, render_fix, FixMode};
 pub use html::render_html;
 pub use markdown::render_markdown;
 pub use table::render_table;

@@ -126,6 +126,7 @@ pub enum Op {
     OutOfService {
         target: Pinned,
         /// Whether the node already has a taints list (the patch adds to it or creates it).
+        #[serde(rename = "hasTaints")]
         has_taints: bool,
     },
 }
@@ -267,6 +268,63 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// How one operation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Dry run: the API server accepted it (preconditions held, admission passed), changed nothing.
+    WouldApply,
+    Applied,
+    /// 404: the object is already gone (another step, a controller, or a person removed it).
+    AlreadyGone,
+    /// 409: the object changed or was replaced since the plan was made; nothing was changed.
+    Conflict,
+    /// 422 and other 4xx: the API server refused the request (e.g. the UID test failed).
+    Rejected,
+    /// 403: these credentials may not do it.
+    Forbidden,
+    /// Transport errors and 5xx.
+    Failed,
+    /// Not sent: it needs a person's confirmation first (`requires`).
+    Held,
+    /// Not sent: an earlier operation on the same object did not succeed.
+    Skipped,
+}
+
+impl Status {
+    /// Whether the plan item is done (or, in a dry run, would be).
+    pub fn ok(self) -> bool {
+        matches!(self, Status::WouldApply | Status::Applied | Status::AlreadyGone)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::WouldApply => "would apply",
+            Status::Applied => "applied",
+            Status::AlreadyGone => "already gone",
+            Status::Conflict => "conflict",
+            Status::Rejected => "rejected",
+            Status::Forbidden => "forbidden",
+            Status::Failed => "failed",
+            Status::Held => "held",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub id: u32,
+    pub result: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// The resourceVersion the API server returned (the object after the change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
 }
 
 /// The plan for these findings: every step that carries an operation of an allowed kind, once per

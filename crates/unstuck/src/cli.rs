@@ -70,6 +70,54 @@ pub struct LiveArgs {
     pub stats: bool,
 }
 
+/// Which findings: time threshold, namespaces, labels, rules.
+#[derive(Debug, clap::Args)]
+pub struct SelectArgs {
+    /// How long past its deletion deadline (Terminating) or past scheduling (ContainerCreating) a pod counts as stuck.
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub stuck_after: String,
+    /// Only this namespace (repeatable).
+    #[arg(short = 'n', long = "namespace", value_name = "NS")]
+    pub namespaces: Vec<String>,
+    /// All namespaces (the default; accepted for kubectl compatibility).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Label selector (k=v, k!=v, k, !k; comma-separated).
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Only findings of this rule (repeatable).
+    #[arg(long = "rule", value_name = "RULE")]
+    pub rules: Vec<String>,
+}
+
+impl SelectArgs {
+    pub fn config(&self) -> Result<Config> {
+        let mut cfg = Config { stuck_after: parse_duration(&self.stuck_after)?, ..Config::default() };
+        if !self.all_namespaces {
+            cfg.namespaces = self.namespaces.clone();
+        }
+        if let Some(s) = &self.selector {
+            cfg.selector = Selector::parse(s).map_err(anyhow::Error::msg)?;
+        }
+        for r in &self.rules {
+            if unstuck_rules::rule(r).is_none() {
+                bail!("--rule {r:?}: unknown rule (see `unstuck rules`)");
+            }
+        }
+        cfg.rules = self.rules.clone();
+        Ok(cfg)
+    }
+}
+
+fn parse_op_kind(s: &str) -> Result<unstuck_rules::fix::OpKind, String> {
+    unstuck_rules::fix::OpKind::parse(s).ok_or_else(|| {
+        format!(
+            "unknown operation kind; known: {}",
+            unstuck_rules::fix::OpKind::ALL.map(|k| k.as_str()).join(", ")
+        )
+    })
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
     /// Diagnose every stuck pod in a bundle (cluster-info dump directory, .tar.gz, or kubectl -o json/yaml files).
@@ -82,24 +130,43 @@ pub enum Cmd {
         /// Output format.
         #[arg(short = 'o', long, value_enum, default_value = "table")]
         output: Output,
-        /// How long past its deletion deadline (Terminating) or past scheduling (ContainerCreating) a pod counts as stuck.
-        #[arg(long, value_name = "DURATION", default_value = "5m")]
-        stuck_after: String,
-        /// Only this namespace (repeatable).
-        #[arg(short = 'n', long = "namespace", value_name = "NS")]
-        namespaces: Vec<String>,
-        /// All namespaces (the default; accepted for kubectl compatibility).
-        #[arg(short = 'A', long)]
-        all_namespaces: bool,
-        /// Label selector (k=v, k!=v, k, !k; comma-separated).
-        #[arg(short = 'l', long, value_name = "SELECTOR")]
-        selector: Option<String>,
-        /// Only findings of this rule (repeatable).
-        #[arg(long = "rule", value_name = "RULE")]
-        rules: Vec<String>,
+        #[command(flatten)]
+        select: SelectArgs,
         /// Colour: auto (terminal and no NO_COLOR), always, never.
         #[arg(long, value_enum, default_value = "auto")]
         color: Color,
+        #[command(flatten)]
+        live: LiveArgs,
+    },
+    /// Carry out the fix: a plan of preconditioned API operations from the findings, sent as a server-side
+    /// dry run unless --apply; every request written to an audit log. Host steps stay printed commands.
+    Fix {
+        /// Bundle to plan from (offline: the plan is printed, nothing is sent). None: the live cluster.
+        #[arg(value_name = "PATH", conflicts_with = "plan")]
+        paths: Vec<PathBuf>,
+        /// Run a plan saved with `unstuck fix -o json` (preconditioned on the versions it was made from).
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
+        /// Make the changes. Without it every operation is a server-side dry run.
+        #[arg(long)]
+        apply: bool,
+        /// I have done or confirmed what each item "requires" (the node is down, the mount is gone…).
+        #[arg(long)]
+        confirm: bool,
+        /// Operation kinds to include (repeatable): cordon, out-of-service, delete, force-delete,
+        /// remove-finalizers. Default: all but out-of-service.
+        #[arg(long = "allow", value_name = "KIND", value_parser = parse_op_kind)]
+        allow: Vec<unstuck_rules::fix::OpKind>,
+        /// Append-only audit log (JSON Lines). Default: $XDG_STATE_HOME/unstuck/audit.jsonl (~/.local/state/…).
+        #[arg(long, value_name = "FILE")]
+        audit_log: Option<PathBuf>,
+        #[command(flatten)]
+        select: SelectArgs,
+        #[command(flatten)]
+        input: InputArgs,
+        /// table or json (json reads back with --plan).
+        #[arg(short = 'o', long, value_enum, default_value = "table")]
+        output: Output,
         #[command(flatten)]
         live: LiveArgs,
     },
@@ -244,7 +311,7 @@ fn use_color(c: Color) -> bool {
     }
 }
 
-fn emit(s: &str) -> Result<()> {
+pub(crate) fn emit(s: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => Ok(()),
@@ -255,32 +322,9 @@ fn emit(s: &str) -> Result<()> {
 
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.cmd {
-        Cmd::Diagnose {
-            paths,
-            input,
-            output,
-            stuck_after,
-            namespaces,
-            all_namespaces,
-            selector,
-            rules,
-            color,
-            live,
-        } => {
+        Cmd::Diagnose { paths, input, output, select, color, live } => {
             let opts = ingest_options(&input)?;
-            let mut cfg = Config { stuck_after: parse_duration(&stuck_after)?, ..Config::default() };
-            if !all_namespaces {
-                cfg.namespaces = namespaces;
-            }
-            if let Some(s) = selector {
-                cfg.selector = Selector::parse(&s).map_err(anyhow::Error::msg)?;
-            }
-            for r in &rules {
-                if unstuck_rules::rule(r).is_none() {
-                    bail!("--rule {r:?}: unknown rule (see `unstuck rules`)");
-                }
-            }
-            cfg.rules = rules;
+            let cfg = select.config()?;
             let t0 = std::time::Instant::now();
             let snap = if paths.is_empty() {
                 let ns = if cfg.namespaces.len() == 1 { cfg.namespaces.first().cloned() } else { None };
@@ -306,6 +350,10 @@ pub fn run(cli: Cli) -> Result<u8> {
             std::mem::forget(report);
             std::mem::forget(snap);
             Ok(code)
+        }
+        Cmd::Fix { paths, plan, apply, confirm, allow, audit_log, select, input, output, live } => {
+            let a = crate::fix::FixArgs { paths, plan, apply, confirm, allow, audit_log, output };
+            crate::fix::run(a, &select, &input, &live)
         }
         Cmd::Collect { output, no_redact, all_node_logs, live, namespace } => {
             crate::live::collect(&live, namespace, &output, !no_redact, all_node_logs)

@@ -2,6 +2,7 @@
 
 mod cli;
 mod docs;
+mod fix;
 mod live;
 mod subject;
 mod upgrade;

@@ -112,3 +112,22 @@ pub fn collect(a: &LiveArgs, namespace: Option<String>, out: &Path, redact: bool
         Ok(0)
     })
 }
+
+/// Send a fix plan (dry run unless `o.apply`), printing each outcome to stderr as it comes.
+pub fn run_plan(
+    a: &LiveArgs,
+    plan: &unstuck_rules::fix::Plan,
+    o: unstuck_live::apply::RunOptions,
+    audit: &mut unstuck_live::apply::AuditLog,
+) -> Result<(String, Vec<unstuck_rules::fix::Outcome>)> {
+    let rt = runtime()?;
+    rt.block_on(async {
+        let live = Live::connect(&live_options(a, None)).await?;
+        let outcomes = live
+            .run_plan(plan, o, audit, |it, out| {
+                tracing::info!(id = it.id, op = %it.op.describe(), result = out.result.as_str(), "fix");
+            })
+            .await?;
+        Ok((live.server.clone(), outcomes))
+    })
+}
