@@ -26,6 +26,9 @@ pub const SCENARIOS: &[&str] = &[
 ];
 
 /// The lab's simulated nodes: two healthy workers and one node per failure mode.
+/// The secret value in the finalizer-blocked scenario's pod spec.
+pub const LAB_SECRET: &str = "lab-s3cr3t-0d1f6e";
+
 pub fn nodes() -> Vec<NodeSpec> {
     vec![
         NodeSpec::new("lab-node-1", "containerd://1.7.13"),
@@ -153,6 +156,8 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
             let ns = "sc-finalizer";
             let mut p = pod("holder", Some("lab-node-1"), json!({}), json!({}));
             p["metadata"]["finalizers"] = json!(["lab.unstuck.dev/hold"]);
+            // A secret value in the spec: nothing unstuck writes (reports, bundles, the fix audit log) may hold it.
+            p["spec"]["containers"][0]["env"] = json!([{"name": "DB_PASSWORD", "value": LAB_SECRET}]);
             create_pod(c, ns, p).await?;
             wait_running(c, ns, "holder").await?;
             delete_pod(c, ns, "holder").await?;

@@ -19,12 +19,14 @@ use crate::{Live, LiveError};
 
 /// The HTTP request for one operation. Pure: what is sent is what is logged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Request {
     pub method: &'static str,
     pub path: String,
     #[serde(skip)]
     pub content_type: &'static str,
     pub body: Value,
+    pub dry_run: bool,
 }
 
 fn seg(s: &str) -> String {
@@ -44,10 +46,23 @@ fn seg(s: &str) -> String {
 /// write to the same object returned).
 pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
     let t = op.target();
+    // PATCH takes its options from the query. DELETE takes them from the DeleteOptions body, and the API
+    // server ignores the query entirely when there is a body: a `?dryRun=All` there would delete for
+    // real. So a dry DELETE says so in its body.
     let q = if dry_run { "?dryRun=All" } else { "" };
-    let pod = format!("/api/v1/namespaces/{}/pods/{}{q}", seg(&t.namespace), seg(&t.name));
+    let pod_path = format!("/api/v1/namespaces/{}/pods/{}", seg(&t.namespace), seg(&t.name));
+    let pod = format!("{pod_path}{q}");
     let node = format!("/api/v1/nodes/{}{q}", seg(&t.name));
-    let pre = json!({"uid": t.uid, "resourceVersion": resource_version});
+    let delete_options = |grace: Option<i64>| {
+        let mut o = json!({"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": t.uid, "resourceVersion": resource_version}});
+        if let Some(g) = grace {
+            o["gracePeriodSeconds"] = json!(g);
+        }
+        if dry_run {
+            o["dryRun"] = json!(["All"]);
+        }
+        o
+    };
     // JSON patches: `test` the UID (a re-created object with the same name is refused) and set the
     // resourceVersion, which makes the API server refuse the write with 409 Conflict if the object
     // changed since the plan was made.
@@ -62,15 +77,17 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
     match op {
         Op::ForceDelete { .. } => Request {
             method: "DELETE",
-            path: pod,
+            path: pod_path,
             content_type: "application/json",
-            body: json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0, "preconditions": pre}),
+            body: delete_options(Some(0)),
+            dry_run,
         },
         Op::Delete { .. } => Request {
             method: "DELETE",
-            path: pod,
+            path: pod_path,
             content_type: "application/json",
-            body: json!({"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": pre}),
+            body: delete_options(None),
+            dry_run,
         },
         Op::RemoveFinalizers { finalizers, .. } => Request {
             method: "PATCH",
@@ -80,21 +97,30 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
                 json!({"op": "test", "path": "/metadata/finalizers", "value": finalizers}),
                 json!({"op": "remove", "path": "/metadata/finalizers"}),
             ]),
+            dry_run,
         },
         Op::Cordon { .. } => Request {
             method: "PATCH",
             path: node,
             content_type: "application/json-patch+json",
             body: guard(vec![json!({"op": "add", "path": "/spec/unschedulable", "value": true})]),
+            dry_run,
         },
         Op::OutOfService { has_taints, .. } => {
-            let taint = json!({"key": "node.kubernetes.io/out-of-service", "value": "nodeshutdown", "effect": "NoExecute"});
+            let taint =
+                json!({"key": "node.kubernetes.io/out-of-service", "value": "nodeshutdown", "effect": "NoExecute"});
             let add = if *has_taints {
                 json!({"op": "add", "path": "/spec/taints/-", "value": taint})
             } else {
                 json!({"op": "add", "path": "/spec/taints", "value": [taint]})
             };
-            Request { method: "PATCH", path: node, content_type: "application/json-patch+json", body: guard(vec![add]) }
+            Request {
+                method: "PATCH",
+                path: node,
+                content_type: "application/json-patch+json",
+                body: guard(vec![add]),
+                dry_run,
+            }
         }
     }
 }
@@ -183,17 +209,22 @@ impl Live {
         {
             Ok(q) => q,
             Err(e) => {
-                return Outcome { id, result: Status::Failed, http_status: None, message: e.to_string(), resource_version: None }
+                return Outcome {
+                    id,
+                    result: Status::Failed,
+                    http_status: None,
+                    message: e.to_string(),
+                    resource_version: None,
+                }
             }
         };
-        let dry = r.path.contains("dryRun=All");
         match self.client.request_text(req).await {
             Ok(text) => {
                 let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
                 let rv = v["metadata"]["resourceVersion"].as_str().filter(|s| !s.is_empty()).map(str::to_string);
                 Outcome {
                     id,
-                    result: if dry { Status::WouldApply } else { Status::Applied },
+                    result: if r.dry_run { Status::WouldApply } else { Status::Applied },
                     http_status: Some(200),
                     message: String::new(),
                     resource_version: rv,
@@ -207,7 +238,13 @@ impl Live {
                     400..=499 => Status::Rejected,
                     _ => Status::Failed,
                 };
-                Outcome { id, result, http_status: Some(s.code), message: printable(&s.message), resource_version: None }
+                Outcome {
+                    id,
+                    result,
+                    http_status: Some(s.code),
+                    message: printable(&s.message),
+                    resource_version: None,
+                }
             }
             Err(e) => Outcome {
                 id,
@@ -283,7 +320,7 @@ impl Live {
                     let req = request(&it.op, &version, !o.apply);
                     let mut e = base.clone();
                     e["event"] = json!("request");
-                    e["request"] = json!({"method": req.method, "path": req.path, "body": req.body});
+                    e["request"] = json!(req);
                     audit.write(e)?;
                     let res = self.send(it.id, &req).await;
                     let mut e = base;
@@ -340,12 +377,14 @@ mod tests {
     #[test]
     fn delete_carries_uid_and_resource_version_preconditions() {
         let r = request(&Op::ForceDelete { target: pod() }, "41", true);
-        assert_eq!((r.method, r.path.as_str()), ("DELETE", "/api/v1/namespaces/prod/pods/web-0?dryRun=All"));
+        assert_eq!((r.method, r.path.as_str()), ("DELETE", "/api/v1/namespaces/prod/pods/web-0"));
         assert_eq!(r.body["gracePeriodSeconds"], 0);
         assert_eq!(r.body["preconditions"], json!({"uid": "u-1", "resourceVersion": "41"}));
+        // The API server reads a DELETE's options from the body only: the dry run must be there.
+        assert_eq!(r.body["dryRun"], json!(["All"]));
         let r = request(&Op::Delete { target: pod() }, "42", false);
         assert_eq!(r.path, "/api/v1/namespaces/prod/pods/web-0");
-        assert!(r.body.get("gracePeriodSeconds").is_none());
+        assert!(r.body.get("gracePeriodSeconds").is_none() && r.body.get("dryRun").is_none());
         assert_eq!(r.body["preconditions"]["resourceVersion"], "42");
     }
 
@@ -358,7 +397,13 @@ mod tests {
         assert_eq!(ops[0], json!({"op": "test", "path": "/metadata/uid", "value": "u-1"}));
         assert_eq!(ops[1], json!({"op": "replace", "path": "/metadata/resourceVersion", "value": "41"}));
         assert_eq!(ops.last().unwrap(), &json!({"op": "remove", "path": "/metadata/finalizers"}));
-        let node = Pinned { kind: "Node".into(), namespace: String::new(), name: "n1".into(), uid: "n-u".into(), resource_version: "7".into() };
+        let node = Pinned {
+            kind: "Node".into(),
+            namespace: String::new(),
+            name: "n1".into(),
+            uid: "n-u".into(),
+            resource_version: "7".into(),
+        };
         let r = request(&Op::OutOfService { target: node.clone(), has_taints: true }, "7", true);
         assert_eq!(r.path, "/api/v1/nodes/n1?dryRun=All");
         assert_eq!(r.body[2]["path"], "/spec/taints/-");

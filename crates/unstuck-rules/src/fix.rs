@@ -256,14 +256,23 @@ impl Plan {
         for it in &self.items {
             let t = it.op.target();
             if t.uid.is_empty() || t.resource_version.is_empty() || t.name.is_empty() {
-                return Err(format!("item {}: {} has no name, UID or resourceVersion to precondition on", it.id, t.display()));
+                return Err(format!(
+                    "item {}: {} has no name, UID or resourceVersion to precondition on",
+                    it.id,
+                    t.display()
+                ));
             }
             let want = match it.op {
                 Op::ForceDelete { .. } | Op::Delete { .. } | Op::RemoveFinalizers { .. } => "Pod",
                 Op::Cordon { .. } | Op::OutOfService { .. } => "Node",
             };
             if t.kind != want || (want == "Pod") == t.namespace.is_empty() {
-                return Err(format!("item {}: {} cannot be the target of {}", it.id, t.display(), it.op.kind().as_str()));
+                return Err(format!(
+                    "item {}: {} cannot be the target of {}",
+                    it.id,
+                    t.display(),
+                    it.op.kind().as_str()
+                ));
             }
         }
         Ok(())
@@ -337,12 +346,8 @@ pub fn plan(findings: &[Finding], allowed: &[OpKind], source: &str, captured_at:
     for f in findings {
         for s in &f.remediation {
             let Some(op) = &s.op else { continue };
-            let reason = Reason {
-                rule: f.rule.clone(),
-                finding: f.subject.display(),
-                summary: f.summary.clone(),
-                step: s.step,
-            };
+            let reason =
+                Reason { rule: f.rule.clone(), finding: f.subject.display(), summary: f.summary.clone(), step: s.step };
             let key = (op.kind(), op.target().uid.clone());
             if let Some(&(ok, i)) = seen.get(&key) {
                 let it = if ok { &mut items[i] } else { &mut not_allowed[i] };
@@ -354,7 +359,13 @@ pub fn plan(findings: &[Finding], allowed: &[OpKind], source: &str, captured_at:
                 }
                 continue;
             }
-            let item = PlanItem { id: 0, op: op.clone(), reasons: vec![reason], risk: s.risk.clone(), requires: s.requires.clone() };
+            let item = PlanItem {
+                id: 0,
+                op: op.clone(),
+                reasons: vec![reason],
+                risk: s.risk.clone(),
+                requires: s.requires.clone(),
+            };
             let ok = allowed.contains(&op.kind());
             let list = if ok { &mut items } else { &mut not_allowed };
             seen.insert(key, (ok, list.len()));

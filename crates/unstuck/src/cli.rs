@@ -111,10 +111,7 @@ impl SelectArgs {
 
 fn parse_op_kind(s: &str) -> Result<unstuck_rules::fix::OpKind, String> {
     unstuck_rules::fix::OpKind::parse(s).ok_or_else(|| {
-        format!(
-            "unknown operation kind; known: {}",
-            unstuck_rules::fix::OpKind::ALL.map(|k| k.as_str()).join(", ")
-        )
+        format!("unknown operation kind; known: {}", unstuck_rules::fix::OpKind::ALL.map(|k| k.as_str()).join(", "))
     })
 }
 

@@ -22,9 +22,10 @@ pub struct FixArgs {
 
 /// `$XDG_STATE_HOME/unstuck/audit.jsonl`, else `~/.local/state/unstuck/audit.jsonl`.
 fn default_audit_log() -> Result<PathBuf> {
-    let state = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| {
-        std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".local/state"))
-    });
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".local/state")));
     match state {
         Some(s) => Ok(s.join("unstuck/audit.jsonl")),
         None => bail!("no audit log location: set --audit-log FILE (neither XDG_STATE_HOME nor HOME is set)"),
@@ -68,8 +69,21 @@ pub fn run(a: FixArgs, select: &SelectArgs, input: &InputArgs, live: &LiveArgs) 
                 unstuck_ingest::load(&a.paths, &opts)?
             };
             let report = Report::new(&snap, unstuck_rules::diagnose(&snap, &cfg));
+            // With -n or -l, a cluster-wide finding (a node) only counts through pods that were selected:
+            // `fix -n shop` must not cordon a node because of another namespace's pods.
+            let findings: Vec<_> = report
+                .findings
+                .iter()
+                .filter(|f| {
+                    !f.subject.namespace.is_empty()
+                        || cfg.selector.is_empty()
+                            && (cfg.namespaces.is_empty()
+                                || f.pods.iter().any(|p| cfg.namespaces.contains(&p.namespace)))
+                })
+                .cloned()
+                .collect();
             let allow = if a.allow.is_empty() { OpKind::DEFAULT.to_vec() } else { a.allow.clone() };
-            unstuck_rules::fix::plan(&report.findings, &allow, &report.input.path, Some(report.captured_at.to_string()))
+            unstuck_rules::fix::plan(&findings, &allow, &report.input.path, Some(report.captured_at.to_string()))
         }
     };
     let (mode, outcomes, audit_path) = if offline {

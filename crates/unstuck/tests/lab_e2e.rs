@@ -240,6 +240,7 @@ fn lab_end_to_end() {
     assert_eq!(code, 1, "{err}");
     assert_eq!(findings(&v), live_set);
     in_cluster(&rt, &client, &cp, tmp.path(), &live_set);
+    fix_flow(&rt, &client, &cp, tmp.path(), &nobody);
     drop(rt);
     drop(cp);
 }
@@ -308,4 +309,191 @@ fn in_cluster(
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(&findings(&v), live_set, "in-cluster findings differ from kubeconfig findings");
     println!("in-cluster config: ServiceAccount token + shipped ClusterRole give the same findings");
+}
+
+fn fix(kubeconfig: &Path, audit: &Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let mut args = vec![
+        "fix",
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "--audit-log",
+        audit.to_str().unwrap(),
+        "--stuck-after",
+        "1s",
+        "--no-logs",
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, err) = run(&args);
+    let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("fix {extra:?}: {e}: {out}\n{err}"));
+    (code, v, err)
+}
+
+/// (item id, op kind, namespace/name, result) of a fix run.
+fn outcomes(v: &serde_json::Value) -> Vec<(u64, String, String, String)> {
+    let items = v["items"].as_array().unwrap();
+    v["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let it = items.iter().find(|i| i["id"] == o["id"]).unwrap();
+            let t = &it["op"]["target"];
+            let name = format!("{}/{}", t["namespace"].as_str().unwrap_or(""), t["name"].as_str().unwrap());
+            (
+                o["id"].as_u64().unwrap(),
+                it["op"]["kind"].as_str().unwrap().to_string(),
+                name,
+                o["result"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+async fn pod_uid_rv(c: &kube::Client, ns: &str, name: &str) -> Option<(String, String)> {
+    use k8s_openapi::api::core::v1::Pod;
+    let p = kube::Api::<Pod>::namespaced(c.clone(), ns).get_opt(name).await.ok()??;
+    Some((p.metadata.uid?, p.metadata.resource_version?))
+}
+
+/// `unstuck fix` against the real API server: dry run changes nothing, items that need a person are held,
+/// a stale plan conflicts instead of acting, --apply unblocks the Recreate Deployment and the
+/// StatefulSet through the real controllers, finalizers are removed, the read-only role is refused and
+/// the shipped fix role is enough, and the audit log records everything but never a secret.
+fn fix_flow(rt: &tokio::runtime::Runtime, client: &kube::Client, cp: &ControlPlane, tmp: &Path, nobody: &Path) {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{Api, Patch, PatchParams};
+    let kc = &cp.kubeconfig;
+    let audit = tmp.join("state/audit.jsonl");
+    let lost = |v: &serde_json::Value| -> Vec<(String, String)> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                (i["op"]["kind"].as_str().unwrap().to_string(), i["op"]["target"]["name"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    // 1. Dry run without --confirm: every sc-lost item needs "node lost-1 is confirmed down": held.
+    let (code, v, err) = fix(kc, &audit, &["-n", "sc-lost"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(v["mode"], "dry-run");
+    let items = lost(&v);
+    assert!(items.iter().any(|(k, n)| k == "force-delete" && n == "db-0"), "{items:?}");
+    assert!(items.iter().any(|(k, n)| k == "force-delete" && n == "standalone"), "{items:?}");
+    let crontab_old = items.iter().find(|(_, n)| n.starts_with("crontab-")).expect("crontab pod in the plan").1.clone();
+    assert!(outcomes(&v).iter().all(|o| o.3 == "held"), "{v:#}");
+    assert!(v["notAllowed"].to_string().contains("out-of-service"), "out-of-service is opt-in: {v:#}");
+    // 2. Dry run with --confirm: the API server accepts each (dryRun=All), nothing changes.
+    let before = rt.block_on(pod_uid_rv(client, "sc-lost", "db-0")).unwrap();
+    let (code, plan, err) = fix(kc, &audit, &["-n", "sc-lost", "--confirm"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(outcomes(&plan).iter().all(|o| o.3 == "would-apply"), "{plan:#}");
+    assert_eq!(rt.block_on(pod_uid_rv(client, "sc-lost", "db-0")).unwrap(), before, "a dry run changed db-0");
+    let plan_file = tmp.join("plan.json");
+    std::fs::write(&plan_file, serde_json::to_string(&plan).unwrap()).unwrap();
+    // 3. db-0 changes after the plan was made: applying the saved plan conflicts on it, and only on it.
+    rt.block_on(async {
+        Api::<Pod>::namespaced(client.clone(), "sc-lost")
+            .patch(
+                "db-0",
+                &PatchParams::default(),
+                &Patch::Merge(&serde_json::json!({"metadata": {"labels": {"touched": "yes"}}})),
+            )
+            .await
+            .unwrap()
+    });
+    let (code, v, err) = fix(kc, &audit, &["--plan", plan_file.to_str().unwrap(), "--apply", "--confirm"]);
+    assert_eq!(code, 1, "a conflict leaves work to do: {err}");
+    let got = outcomes(&v);
+    for (_, kind, name, result) in &got {
+        let want = if name == "sc-lost/db-0" { "conflict" } else { "applied" };
+        assert_eq!(result, want, "{kind} {name}: {got:?}");
+    }
+    let db0 = rt.block_on(pod_uid_rv(client, "sc-lost", "db-0")).unwrap();
+    assert_eq!(db0.0, before.0, "the conflicting pod was left alone");
+    assert!(rt.block_on(pod_uid_rv(client, "sc-lost", "standalone")).is_none(), "standalone force-deleted");
+    assert!(rt.block_on(pod_uid_rv(client, "sc-lost", &crontab_old)).is_none(), "old crontab pod force-deleted");
+    // The Recreate rollout proceeds: the Deployment controller creates the new version's pod.
+    rt.block_on(scenarios::wait_until("crontab's new pod (cron:1.1)", Duration::from_secs(60), || async {
+        let pods = Api::<Pod>::namespaced(client.clone(), "sc-lost")
+            .list(&kube::api::ListParams::default().labels("app=crontab"))
+            .await
+            .map(|l| l.items)
+            .unwrap_or_default();
+        pods.iter().any(|p| {
+            p.spec.as_ref().is_some_and(|s| s.containers[0].image.as_deref() == Some("registry.example.com/cron:1.1"))
+        })
+    }))
+    .expect("the Recreate Deployment rolls out once the old pod is gone");
+    // 4. A fresh plan: db-0 now goes, and the StatefulSet controller re-creates the identity.
+    let (code, v, err) = fix(kc, &audit, &["-n", "sc-lost", "--confirm", "--apply", "--rule", "node-lost"]);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    assert!(outcomes(&v).iter().any(|o| o.2 == "sc-lost/db-0" && o.3 == "applied"), "{v:#}");
+    rt.block_on(scenarios::wait_until("db-0 re-created with a new UID", Duration::from_secs(60), || async {
+        pod_uid_rv(client, "sc-lost", "db-0").await.is_some_and(|(uid, _)| uid != before.0)
+    }))
+    .expect("the StatefulSet re-creates db-0 once the stuck one is gone");
+    println!("fix: dry run, held items, stale-plan conflict, apply; Recreate Deployment and StatefulSet unblocked");
+    // 5. Finalizers: the read-only role is refused (403 in the outcome, nothing changed)…
+    let (code, v, _) = fix(nobody, &audit, &["-n", "sc-finalizer", "--confirm", "--apply"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        outcomes(&v).iter().map(|o| (o.1.as_str(), o.3.as_str())).collect::<Vec<_>>(),
+        [("remove-finalizers", "forbidden")]
+    );
+    // …the shipped fix role is enough.
+    rt.block_on(async {
+        use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+        use kube::api::PostParams;
+        let role: ClusterRole =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(root().join("deploy/rbac-fix.yaml")).unwrap()).unwrap();
+        Api::<ClusterRole>::all(client.clone()).create(&PostParams::default(), &role).await.unwrap();
+        let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "unstuck-nobody-fix"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "unstuck-fix"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "unstuck-nobody"}]
+        }))
+        .unwrap();
+        Api::<ClusterRoleBinding>::all(client.clone()).create(&PostParams::default(), &binding).await.unwrap();
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let (code, v, err) = fix(nobody, &audit, &["-n", "sc-finalizer", "--confirm", "--apply"]);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    rt.block_on(scenarios::wait_until("holder gone", Duration::from_secs(30), || async {
+        pod_uid_rv(client, "sc-finalizer", "holder").await.is_none()
+    }))
+    .expect("the finalizer-blocked pod is deleted once its finalizers are removed");
+    println!("fix: finalizers removed with the shipped unstuck-fix role; the read-only role is refused");
+    // 6. The audit log: JSON lines, every request before its result, who, and no secret.
+    let text = std::fs::read_to_string(&audit).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let requests = lines.iter().filter(|l| l["event"] == "request").count();
+    let results = lines.iter().filter(|l| l["event"] == "result").count();
+    assert!(requests >= 8 && results >= requests, "{requests} requests, {results} results");
+    assert!(lines.iter().any(|l| l["event"] == "result" && l["result"] == "conflict" && l["httpStatus"] == 409));
+    assert!(lines.iter().any(|l| l["event"] == "start" && l["user"] == "unstuck-nobody"), "the user is recorded");
+    assert!(lines
+        .iter()
+        .filter(|l| l["event"] == "request")
+        .all(|l| l["request"]["body"].to_string().contains("resourceVersion")));
+    let dry_deletes: Vec<_> = lines
+        .iter()
+        .filter(|l| l["event"] == "request" && l["dryRun"] == true && l["request"]["method"] == "DELETE")
+        .collect();
+    assert!(
+        !dry_deletes.is_empty()
+            && dry_deletes.iter().all(|l| l["request"]["body"]["dryRun"] == serde_json::json!(["All"]))
+    );
+    assert!(!text.contains(scenarios::LAB_SECRET), "a secret value reached the audit log");
+    let kubeconfig = std::fs::read_to_string(kc).unwrap();
+    for cred in
+        kubeconfig.lines().filter_map(|l| l.trim().strip_prefix("client-key-data:").or(l.trim().strip_prefix("token:")))
+    {
+        assert!(!text.contains(cred.trim()), "a credential reached the audit log");
+    }
+    assert!(!text.contains("BEGIN") && !text.contains("Bearer"));
+    println!("fix: audit log has {requests} requests and their results, the user, and no secret");
 }

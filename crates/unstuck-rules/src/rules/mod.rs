@@ -3,8 +3,8 @@
 
 use unstuck_model::{Event, LogHit, Pod};
 
-use crate::util::{clear_finalizers, force_delete, sh};
 use crate::fix::{Op, Pinned};
+use crate::util::{clear_finalizers, force_delete, sh};
 use crate::{Cx, Evidence, EvidenceSource, StepDraft};
 
 pub mod container_hash_change;
@@ -143,7 +143,8 @@ pub(crate) fn out_of_service(cx: &Cx<'_>, node: &str, action: impl Into<String>,
         action,
         format!("kubectl taint nodes {} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute", sh(node)),
     )
-    .op(nd.and_then(|n| Pinned::node(n).map(|target| Op::OutOfService { target, has_taints: !n.spec.taints.is_empty() })))
+    .op(nd
+        .and_then(|n| Pinned::node(n).map(|target| Op::OutOfService { target, has_taints: !n.spec.taints.is_empty() })))
     .requires(confirmed_down(node))
     .risk(risk)
 }

@@ -153,7 +153,9 @@ fn finding(
             steps.push(out_of_service(
                 cx,
                 n,
-                format!("Node {n} is lost: once confirmed down, mark it out of service (or delete it) so its pods go away"),
+                format!(
+                    "Node {n} is lost: once confirmed down, mark it out of service (or delete it) so its pods go away"
+                ),
                 "only for nodes that are really shut down",
             ));
         }

@@ -1,4 +1,6 @@
-use super::{cordon, event_evidence, finish_deletion, logs_evidence, pod_events_with, pod_hits, replace_node, role_labels};
+use super::{
+    cordon, event_evidence, finish_deletion, logs_evidence, pod_events_with, pod_hits, replace_node, role_labels,
+};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
 declare_rule! {
@@ -90,10 +92,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if let Some(m) = &nr {
         evidence.push(Evidence::api(format!("node {node} {m}")));
     }
-    let mut steps = vec![
-        cordon(cx, node, "Stop new pods landing on the node"),
-        restart_runtime(node, h.runtime()),
-    ];
+    let mut steps = vec![cordon(cx, node, "Stop new pods landing on the node"), restart_runtime(node, h.runtime())];
     finish_deletion(
         pod,
         &mut steps,

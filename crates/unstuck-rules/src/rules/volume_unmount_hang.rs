@@ -100,7 +100,12 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         )
         .mutating(),
     );
-    finish_deletion(pod, &mut steps, None, Some(format!("the pod's volumes on node {node} are unmounted (the steps above)")));
+    finish_deletion(
+        pod,
+        &mut steps,
+        None,
+        Some(format!("the pod's volumes on node {node} are unmounted (the steps above)")),
+    );
     Some(Cause {
         severity: None,
         summary: if by_node {
