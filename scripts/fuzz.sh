@@ -8,7 +8,7 @@ SECS=${FUZZ_SECONDS:-20}
 command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz >/dev/null
 rustup toolchain list | grep -q nightly || { echo "fuzz: no nightly toolchain" >&2; exit 3; }
 seed() { mkdir -p "fuzz/corpus/$1"; shift; for f in "$@"; do [ -f "$f" ] && cp "$f" "fuzz/corpus/$(basename "$(dirname "$f")")-$(basename "$f")" 2>/dev/null || true; done; }
-mkdir -p fuzz/corpus/{log_line,log_scan,kubectl_output,dump_list,archive,signatures,container_hash}
+mkdir -p fuzz/corpus/{log_line,log_scan,kubectl_output,dump_list,archive,signatures,container_hash,fix_plan}
 for f in examples/*/_nodes/*/*; do head -c 4096 "$f" > "fuzz/corpus/log_scan/$(echo "$f" | tr / _)"; head -n 1 "$f" > "fuzz/corpus/log_line/$(echo "$f" | tr / _)"; done
 for f in examples/*/*/pods.json examples/*/*/events.json examples/*/nodes.json; do
   head -c 65536 "$f" > "fuzz/corpus/kubectl_output/$(echo "$f" | tr / _)"
@@ -20,8 +20,11 @@ import json
 for i, c in enumerate(json.load(open('crates/unstuck-hash/tests/vectors/corpus.json'))):
     open(f'fuzz/corpus/container_hash/c{i}.json','w').write(json.dumps(c))"
 tar czf fuzz/corpus/archive/healthy.tar.gz -C examples healthy-cluster
+for e in seed-001-node-problems seed-002-node-lost-recreate; do
+  cargo run -q --release -p unstuck -- fix "examples/$e" --allow cordon --allow out-of-service --allow force-delete --allow remove-finalizers --allow delete -o json > "fuzz/corpus/fix_plan/$e.json" || [ $? -eq 1 ]
+done
 total=0
-for t in log_line log_scan kubectl_output dump_list archive signatures container_hash; do
+for t in log_line log_scan kubectl_output dump_list archive signatures container_hash fix_plan; do
   echo "== fuzz $t for ${SECS}s"
   out=$(cargo +nightly fuzz run "$t" "fuzz/corpus/$t" -- -max_total_time="$SECS" -rss_limit_mb=2048 -max_len=262144 2>&1) || { echo "$out" | tail -30; echo "fuzz: $t FAILED (input in fuzz/artifacts/$t)" >&2; exit 1; }
   runs=$(echo "$out" | grep -oE 'Done [0-9]+ runs' | grep -oE '[0-9]+' || echo 0)

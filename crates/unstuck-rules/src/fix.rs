@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 use unstuck_model::{Node, Pod};
 
 use crate::finding::Finding;
@@ -279,6 +280,114 @@ impl Plan {
     }
 }
 
+/// The HTTP request for one operation. Pure: what is sent is what is logged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    pub method: &'static str,
+    pub path: String,
+    #[serde(skip)]
+    pub content_type: &'static str,
+    pub body: Value,
+    pub dry_run: bool,
+}
+
+fn seg(s: &str) -> String {
+    // Names are DNS labels/subdomains; encode anything else rather than trusting a plan file.
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The request for `op`, preconditioned on `resource_version` (the plan's, or the one our own previous
+/// write to the same object returned).
+pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
+    let t = op.target();
+    // PATCH takes its options from the query. DELETE takes them from the DeleteOptions body, and the API
+    // server ignores the query entirely when there is a body: a `?dryRun=All` there would delete for
+    // real. So a dry DELETE says so in its body.
+    let q = if dry_run { "?dryRun=All" } else { "" };
+    let pod_path = format!("/api/v1/namespaces/{}/pods/{}", seg(&t.namespace), seg(&t.name));
+    let pod = format!("{pod_path}{q}");
+    let node = format!("/api/v1/nodes/{}{q}", seg(&t.name));
+    let delete_options = |grace: Option<i64>| {
+        let mut o = json!({"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": t.uid, "resourceVersion": resource_version}});
+        if let Some(g) = grace {
+            o["gracePeriodSeconds"] = json!(g);
+        }
+        if dry_run {
+            o["dryRun"] = json!(["All"]);
+        }
+        o
+    };
+    // JSON patches: `test` the UID (a re-created object with the same name is refused) and set the
+    // resourceVersion, which makes the API server refuse the write with 409 Conflict if the object
+    // changed since the plan was made.
+    let guard = |ops: Vec<Value>| {
+        let mut v = vec![
+            json!({"op": "test", "path": "/metadata/uid", "value": t.uid}),
+            json!({"op": "replace", "path": "/metadata/resourceVersion", "value": resource_version}),
+        ];
+        v.extend(ops);
+        Value::Array(v)
+    };
+    match op {
+        Op::ForceDelete { .. } => Request {
+            method: "DELETE",
+            path: pod_path,
+            content_type: "application/json",
+            body: delete_options(Some(0)),
+            dry_run,
+        },
+        Op::Delete { .. } => Request {
+            method: "DELETE",
+            path: pod_path,
+            content_type: "application/json",
+            body: delete_options(None),
+            dry_run,
+        },
+        Op::RemoveFinalizers { finalizers, .. } => Request {
+            method: "PATCH",
+            path: pod,
+            content_type: "application/json-patch+json",
+            body: guard(vec![
+                json!({"op": "test", "path": "/metadata/finalizers", "value": finalizers}),
+                json!({"op": "remove", "path": "/metadata/finalizers"}),
+            ]),
+            dry_run,
+        },
+        Op::Cordon { .. } => Request {
+            method: "PATCH",
+            path: node,
+            content_type: "application/json-patch+json",
+            body: guard(vec![json!({"op": "add", "path": "/spec/unschedulable", "value": true})]),
+            dry_run,
+        },
+        Op::OutOfService { has_taints, .. } => {
+            let taint =
+                json!({"key": "node.kubernetes.io/out-of-service", "value": "nodeshutdown", "effect": "NoExecute"});
+            let add = if *has_taints {
+                json!({"op": "add", "path": "/spec/taints/-", "value": taint})
+            } else {
+                json!({"op": "add", "path": "/spec/taints", "value": [taint]})
+            };
+            Request {
+                method: "PATCH",
+                path: node,
+                content_type: "application/json-patch+json",
+                body: guard(vec![add]),
+                dry_run,
+            }
+        }
+    }
+}
+
 /// How one operation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -387,5 +496,68 @@ pub fn plan(findings: &[Finding], allowed: &[OpKind], source: &str, captured_at:
         allowed,
         items,
         not_allowed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod() -> Pinned {
+        Pinned {
+            kind: "Pod".into(),
+            namespace: "prod".into(),
+            name: "web-0".into(),
+            uid: "u-1".into(),
+            resource_version: "41".into(),
+        }
+    }
+
+    #[test]
+    fn delete_carries_uid_and_resource_version_preconditions() {
+        let r = request(&Op::ForceDelete { target: pod() }, "41", true);
+        assert_eq!((r.method, r.path.as_str()), ("DELETE", "/api/v1/namespaces/prod/pods/web-0"));
+        assert_eq!(r.body["gracePeriodSeconds"], 0);
+        assert_eq!(r.body["preconditions"], json!({"uid": "u-1", "resourceVersion": "41"}));
+        // The API server reads a DELETE's options from the body only: the dry run must be there.
+        assert_eq!(r.body["dryRun"], json!(["All"]));
+        let r = request(&Op::Delete { target: pod() }, "42", false);
+        assert_eq!(r.path, "/api/v1/namespaces/prod/pods/web-0");
+        assert!(r.body.get("gracePeriodSeconds").is_none() && r.body.get("dryRun").is_none());
+        assert_eq!(r.body["preconditions"]["resourceVersion"], "42");
+    }
+
+    #[test]
+    fn patches_test_the_uid_and_pin_the_resource_version() {
+        let op = Op::RemoveFinalizers { target: pod(), finalizers: vec!["example.com/hold".into()] };
+        let r = request(&op, "41", false);
+        assert_eq!(r.content_type, "application/json-patch+json");
+        let ops = r.body.as_array().unwrap();
+        assert_eq!(ops[0], json!({"op": "test", "path": "/metadata/uid", "value": "u-1"}));
+        assert_eq!(ops[1], json!({"op": "replace", "path": "/metadata/resourceVersion", "value": "41"}));
+        assert_eq!(ops.last().unwrap(), &json!({"op": "remove", "path": "/metadata/finalizers"}));
+        let node = Pinned {
+            kind: "Node".into(),
+            namespace: String::new(),
+            name: "n1".into(),
+            uid: "n-u".into(),
+            resource_version: "7".into(),
+        };
+        let r = request(&Op::OutOfService { target: node.clone(), has_taints: true }, "7", true);
+        assert_eq!(r.path, "/api/v1/nodes/n1?dryRun=All");
+        assert_eq!(r.body[2]["path"], "/spec/taints/-");
+        let r = request(&Op::OutOfService { target: node.clone(), has_taints: false }, "7", true);
+        assert_eq!(r.body[2]["path"], "/spec/taints");
+        assert!(r.body[2]["value"].is_array());
+        let r = request(&Op::Cordon { target: node }, "7", false);
+        assert_eq!(r.body[2], json!({"op": "add", "path": "/spec/unschedulable", "value": true}));
+    }
+
+    #[test]
+    fn hostile_names_from_a_plan_file_stay_one_path_segment() {
+        let mut t = pod();
+        t.name = "../../nodes/x?dryRun=".into();
+        let r = request(&Op::Delete { target: t }, "1", false);
+        assert_eq!(r.path, "/api/v1/namespaces/prod/pods/..%2F..%2Fnodes%2Fx%3FdryRun%3D");
     }
 }
