@@ -21,7 +21,7 @@ for i, c in enumerate(json.load(open('crates/unstuck-hash/tests/vectors/corpus.j
     open(f'fuzz/corpus/container_hash/c{i}.json','w').write(json.dumps(c))"
 tar czf fuzz/corpus/archive/healthy.tar.gz -C examples healthy-cluster
 for e in seed-001-node-problems seed-002-node-lost-recreate; do
-  cargo run -q --release -p unstuck -- fix "examples/$e" --allow cordon --allow out-of-service --allow force-delete --allow remove-finalizers --allow delete -o json > "fuzz/corpus/fix_plan/$e.json" || [ $? -eq 1 ]
+  cargo run -q -p unstuck -- fix "examples/$e" --allow cordon --allow out-of-service --allow force-delete --allow remove-finalizers --allow delete -o json > "fuzz/corpus/fix_plan/$e.json" || [ $? -eq 1 ]
 done
 total=0
 for t in log_line log_scan kubectl_output dump_list archive signatures container_hash fix_plan; do
