@@ -251,7 +251,8 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     type Parsed<'o> = Vec<Result<Collector<'o>, IngestError>>;
     let (parsed, scanned): (Parsed, Result<Vec<LogFileHits>, IngestError>) = rayon::join(
         || {
-            api_files
+            let t = std::time::Instant::now();
+            let r = api_files
                 .par_iter()
                 .map(|(p, stem)| {
                     let mut part = Collector::new(opts);
@@ -262,11 +263,18 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
                     }
                     Ok(part)
                 })
-                .collect()
+                .collect();
+            tracing::debug!(api = ?t.elapsed(), "branch");
+            r
         },
-        || match opts.logs && has_node_logs {
-            true => logs::scan_nodes_dir(&root.join("_nodes"), root, opts),
-            false => Ok(Vec::new()),
+        || {
+            let t = std::time::Instant::now();
+            let r = match opts.logs && has_node_logs {
+                true => logs::scan_nodes_dir(&root.join("_nodes"), root, opts),
+                false => Ok(Vec::new()),
+            };
+            tracing::debug!(logs = ?t.elapsed(), "branch");
+            r
         },
     );
     let t1 = std::time::Instant::now();

@@ -75,6 +75,7 @@ pub(crate) fn scan_nodes_dir(nodes_dir: &Path, rel_to: &Path, opts: &Options) ->
     }
     files.sort();
     let root = rel_to.display().to_string();
+    tracing::debug!(files = files.len(), "log files listed");
     Ok(files.par_iter().map(|(node, p)| scan_file(&opts.catalog, &opts.limits, node, p, &root)).collect())
 }
 
