@@ -153,16 +153,6 @@ impl Op {
         }
     }
 
-    pub fn target_mut(&mut self) -> &mut Pinned {
-        match self {
-            Op::ForceDelete { target }
-            | Op::Delete { target }
-            | Op::RemoveFinalizers { target, .. }
-            | Op::Cordon { target }
-            | Op::OutOfService { target, .. } => target,
-        }
-    }
-
     /// What it does, in words.
     pub fn describe(&self) -> String {
         let t = self.target().display();

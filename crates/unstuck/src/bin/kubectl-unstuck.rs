@@ -1,4 +1,7 @@
 //! `kubectl unstuck …`: the same program under kubectl's plugin name.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     unstuck_cli::main_with_args(std::env::args_os())
 }
