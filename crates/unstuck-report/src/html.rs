@@ -140,6 +140,9 @@ pub fn render_html(r: &Report) -> String {
             if let Some(risk) = &s.risk {
                 let _ = write!(o, "<div class=\"risk\">risk: {}</div>", esc(risk));
             }
+            if let Some(n) = crate::fix_note(s) {
+                let _ = write!(o, "<div><code>unstuck fix</code>: {}</div>", esc(&n));
+            }
             o.push_str("</li>");
         }
         o.push_str("</ol></section>");

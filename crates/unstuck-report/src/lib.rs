@@ -107,6 +107,23 @@ pub fn clean(s: &str) -> String {
         .collect()
 }
 
+/// For a step `unstuck fix` can carry out: the operation, and what it waits for (raw text; callers escape).
+pub(crate) fn fix_note(s: &unstuck_rules::Step) -> Option<String> {
+    let kind = s.op.as_ref()?.kind();
+    let mut needs = Vec::new();
+    if !unstuck_rules::fix::OpKind::DEFAULT.contains(&kind) {
+        needs.push(format!("--allow {}", kind.as_str()));
+    }
+    if !s.requires.is_empty() {
+        needs.push(format!("--confirm that {}", s.requires.join("; ")));
+    }
+    Some(if needs.is_empty() {
+        kind.as_str().to_string()
+    } else {
+        format!("{} (needs {})", kind.as_str(), needs.join(", "))
+    })
+}
+
 pub(crate) fn now_source_text(s: NowSource) -> &'static str {
     match s {
         NowSource::Flag => "--now",

@@ -91,6 +91,9 @@ pub fn render_markdown(r: &Report) -> String {
             if let Some(risk) = &s.risk {
                 let _ = writeln!(o, "   Risk: {}", md(risk));
             }
+            if let Some(n) = crate::fix_note(s) {
+                let _ = writeln!(o, "   `unstuck fix`: {}", md(&n));
+            }
         }
     }
     o

@@ -184,6 +184,9 @@ pub fn render_table(r: &Report, color: bool) -> String {
             if let Some(risk) = &s.risk {
                 let _ = writeln!(o, "         {} {}", st.paint("33", "risk:"), clean(risk));
             }
+            if let Some(n) = crate::fix_note(s) {
+                let _ = writeln!(o, "         {} {}", st.paint("32", "unstuck fix:"), clean(&n));
+            }
         }
     }
     o
