@@ -107,16 +107,22 @@ impl Snapshot {
             };
         }
         by_meta!(self.nodes);
-        by_meta!(self.pods);
-        self.events.sort_by(|a, b| {
-            (a.time(), &a.metadata.namespace, &a.metadata.name, &a.reason, &a.message).cmp(&(
-                b.time(),
-                &b.metadata.namespace,
-                &b.metadata.name,
-                &b.reason,
-                &b.message,
-            ))
-        });
+        // The two big ones side by side (stable sorts: equal keys keep their order either way).
+        let (pods, events) = (&mut self.pods, &mut self.events);
+        rayon::join(
+            || pods.sort_by(|a, b| key(&a.metadata).cmp(&key(&b.metadata))),
+            || {
+                events.sort_by(|a, b| {
+                    (a.time(), &a.metadata.namespace, &a.metadata.name, &a.reason, &a.message).cmp(&(
+                        b.time(),
+                        &b.metadata.namespace,
+                        &b.metadata.name,
+                        &b.reason,
+                        &b.message,
+                    ))
+                })
+            },
+        );
         by_meta!(self.deployments);
         by_meta!(self.replica_sets);
         by_meta!(self.stateful_sets);

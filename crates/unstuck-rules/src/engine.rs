@@ -155,7 +155,11 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     let t2 = std::time::Instant::now();
     let cx = Cx { ix: &ix, now, cfg, health };
     let pods: Vec<&Pod> = snap.pods.iter().map(|p| &**p).filter(|p| selected(cfg, p)).collect();
-    let stuck: Vec<StuckPod> = pods.iter().filter_map(|p| classify(p, now, cfg.stuck_after)).collect();
+    // In parallel; rayon's collect keeps the pods' order.
+    let stuck: Vec<StuckPod> = {
+        use rayon::prelude::*;
+        pods.par_iter().filter_map(|p| classify(p, now, cfg.stuck_after)).collect()
+    };
     tracing::debug!(index = ?(t1 - t0), health = ?(t2 - t1), classify = ?t2.elapsed(), "diagnose phases");
     let mut findings: Vec<Finding> = Vec::new();
 
