@@ -166,7 +166,7 @@ fn check_regular_file(p: &Path, meta: &fs::Metadata, max: u64) -> Result<(), Ing
 }
 
 /// Read a whole file, refusing more than `max` bytes and anything that is not a regular file.
-pub(crate) fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
+pub fn read_capped(p: &Path, max: u64) -> Result<Vec<u8>, IngestError> {
     let meta = fs::metadata(p).map_err(|e| IngestError::io(p, e))?;
     check_regular_file(p, &meta, max)?;
     let mut v = Vec::with_capacity(meta.len() as usize);

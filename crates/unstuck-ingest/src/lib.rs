@@ -13,7 +13,7 @@ mod logs;
 
 use std::path::{Path, PathBuf};
 
-pub use collect::Collector;
+pub use collect::{read_capped, Collector};
 pub use error::IngestError;
 pub use logs::{attribute_and_fold, LogFileHits};
 use unstuck_logs::Catalog;

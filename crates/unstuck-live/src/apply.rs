@@ -4,7 +4,8 @@
 //!
 //! What the audit log holds is built here from the plan alone: the operation, its target's identity,
 //! the request line and body (preconditions, finalizer names, a taint), the outcome and the API
-//! server's status message. Object bodies, credentials and headers are never written.
+//! server's status message. Object bodies, credentials and headers are never written. Server text is
+//! kept as sent: JSON escapes it in the log, and the printers clean it for a terminal.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -15,11 +16,6 @@ use serde_json::{json, Value};
 use unstuck_rules::fix::{request, Outcome, Plan, PlanItem, Request, Status};
 
 use crate::{Live, LiveError};
-
-/// Printable: control characters from a server message never reach a terminal or the log raw.
-fn printable(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { ' ' } else { c }).take(1000).collect()
-}
 
 /// The append-only JSON Lines audit log: one line before each request, one after. Created with mode
 /// 0600; every line is flushed and synced before the request it announces is sent.
@@ -85,7 +81,7 @@ impl Live {
             .ok()?;
         let text = self.client.request_text(req).await.ok()?;
         let v: Value = serde_json::from_str(&text).ok()?;
-        v["status"]["userInfo"]["username"].as_str().map(printable)
+        v["status"]["userInfo"]["username"].as_str().map(str::to_string)
     }
 
     /// Send one request; map the answer to an outcome.
@@ -99,15 +95,7 @@ impl Live {
             .body(body)
         {
             Ok(q) => q,
-            Err(e) => {
-                return Outcome {
-                    id,
-                    result: Status::Failed,
-                    http_status: None,
-                    message: e.to_string(),
-                    resource_version: None,
-                }
-            }
+            Err(e) => return Outcome::unsent(id, Status::Failed, e.to_string()),
         };
         match self.client.request_text(req).await {
             Ok(text) => {
@@ -129,122 +117,85 @@ impl Live {
                     400..=499 => Status::Rejected,
                     _ => Status::Failed,
                 };
-                Outcome {
-                    id,
-                    result,
-                    http_status: Some(s.code),
-                    message: printable(&s.message),
-                    resource_version: None,
-                }
+                Outcome { http_status: Some(s.code), ..Outcome::unsent(id, result, s.message) }
             }
-            Err(e) => Outcome {
-                id,
-                result: Status::Failed,
-                http_status: None,
-                message: printable(&e.to_string()),
-                resource_version: None,
-            },
+            Err(e) => Outcome::unsent(id, Status::Failed, e.to_string()),
         }
     }
 
     /// Run a plan in order. Items whose `requires` are not confirmed are held; an item on an object whose
     /// earlier item failed is skipped; a second write to an object we changed ourselves is
     /// preconditioned on the resourceVersion our write returned. Every request is logged before it is
-    /// sent and its outcome after. An audit log write failure stops the run before the next request.
-    pub async fn run_plan(
-        &self,
-        plan: &Plan,
-        o: RunOptions,
-        audit: &mut AuditLog,
-        mut progress: impl FnMut(&PlanItem, &Outcome),
-    ) -> Result<Vec<Outcome>, LiveError> {
-        let actor = self.whoami().await;
+    /// sent and every outcome after. An audit log write failure stops the run before the next request.
+    pub async fn run_plan(&self, plan: &Plan, o: RunOptions, audit: &mut AuditLog) -> Result<Vec<Outcome>, LiveError> {
         audit.write(json!({
             "event": "start",
             "dryRun": !o.apply,
             "server": self.server,
-            "user": actor,
-            "planSource": printable(&plan.source),
+            "user": self.whoami().await,
+            "planSource": plan.source,
             "items": plan.items.len(),
             "confirmed": o.confirmed,
         }))?;
-        let mut rv: HashMap<String, String> = HashMap::new();
-        let mut failed: HashMap<String, u32> = HashMap::new();
+        let mut rv: HashMap<&str, String> = HashMap::new();
+        let mut failed: HashMap<&str, u32> = HashMap::new();
         let mut out = Vec::new();
         for it in &plan.items {
             let t = it.op.target();
-            let base = json!({
+            let mut line = json!({
                 "id": it.id,
                 "op": it.op.kind().as_str(),
                 "target": {"kind": t.kind, "namespace": t.namespace, "name": t.name, "uid": t.uid},
                 "reasons": reasons(it),
                 "dryRun": !o.apply,
             });
-            let skip = if !it.requires.is_empty() && !o.confirmed {
-                Some(Outcome {
-                    id: it.id,
-                    result: Status::Held,
-                    http_status: None,
-                    message: format!("needs confirmation (--confirm): {}", it.requires.join("; ")),
-                    resource_version: None,
-                })
+            let outcome = if !it.requires.is_empty() && !o.confirmed {
+                let why = format!("needs confirmation (--confirm): {}", it.requires.join("; "));
+                Outcome::unsent(it.id, Status::Held, why)
+            } else if let Some(first) = failed.get(t.uid.as_str()) {
+                let why = format!("item {first} on the same object did not succeed");
+                Outcome::unsent(it.id, Status::Skipped, why)
             } else {
-                failed.get(&t.uid).map(|first| Outcome {
-                    id: it.id,
-                    result: Status::Skipped,
-                    http_status: None,
-                    message: format!("item {first} on the same object did not succeed"),
-                    resource_version: None,
-                })
+                let version = rv.get(t.uid.as_str()).unwrap_or(&t.resource_version);
+                let req = request(&it.op, version, !o.apply);
+                line["event"] = json!("request");
+                line["request"] = json!(req);
+                audit.write(line.clone())?;
+                self.send(it.id, &req).await
             };
-            let outcome = match skip {
-                Some(s) => {
-                    let mut e = base.clone();
-                    e["event"] = json!("result");
-                    e["result"] = json!(s.result);
-                    e["message"] = json!(s.message);
-                    audit.write(e)?;
-                    s
-                }
-                None => {
-                    let version = rv.get(&t.uid).cloned().unwrap_or_else(|| t.resource_version.clone());
-                    let req = request(&it.op, &version, !o.apply);
-                    let mut e = base.clone();
-                    e["event"] = json!("request");
-                    e["request"] = json!(req);
-                    audit.write(e)?;
-                    let res = self.send(it.id, &req).await;
-                    let mut e = base;
-                    e["event"] = json!("result");
-                    e["result"] = json!(res.result);
-                    e["httpStatus"] = json!(res.http_status);
-                    if !res.message.is_empty() {
-                        e["message"] = json!(res.message);
-                    }
-                    if let Some(v) = &res.resource_version {
-                        e["resourceVersion"] = json!(v);
-                    }
-                    audit.write(e)?;
-                    res
-                }
-            };
-            if outcome.result == Status::Applied {
-                if let Some(v) = &outcome.resource_version {
-                    rv.insert(t.uid.clone(), v.clone());
-                }
+            line["event"] = json!("result");
+            line.as_object_mut().map(|m| m.remove("request"));
+            line["result"] = json!(outcome.result);
+            line["httpStatus"] = json!(outcome.http_status);
+            if !outcome.message.is_empty() {
+                line["message"] = json!(outcome.message);
             }
-            if !outcome.result.ok() && outcome.result != Status::Held {
-                failed.entry(t.uid.clone()).or_insert(it.id);
+            if let Some(v) = &outcome.resource_version {
+                line["resourceVersion"] = json!(v);
             }
-            progress(it, &outcome);
+            audit.write(line)?;
+            tracing::info!(id = it.id, op = %it.op.describe(), result = outcome.result.as_str(), "fix");
+            match outcome.result {
+                Status::Applied => {
+                    if let Some(v) = &outcome.resource_version {
+                        rv.insert(&t.uid, v.clone());
+                    }
+                }
+                Status::Held => {}
+                r if !r.ok() => {
+                    failed.entry(&t.uid).or_insert(it.id);
+                }
+                _ => {}
+            }
             out.push(outcome);
         }
+        let count = |f: fn(Status) -> bool| out.iter().filter(|x| f(x.result)).count();
         audit.write(json!({
             "event": "end",
             "dryRun": !o.apply,
-            "ok": out.iter().filter(|x| x.result.ok()).count(),
-            "held": out.iter().filter(|x| x.result == Status::Held).count(),
-            "failed": out.iter().filter(|x| !x.result.ok() && x.result != Status::Held).count(),
+            "ok": count(Status::ok),
+            "held": count(|s| s == Status::Held),
+            "failed": count(|s| !s.ok() && s != Status::Held),
         }))?;
         Ok(out)
     }
@@ -273,10 +224,5 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
         }
-    }
-
-    #[test]
-    fn server_messages_lose_control_characters() {
-        assert_eq!(printable("pod \u{1b}[31mx\u{7}"), "pod  [31mx ");
     }
 }

@@ -172,7 +172,7 @@ impl Live {
             let mut url = format!("{path}{sep}limit={}", self.page_size);
             if let Some(c) = &cont {
                 url.push_str("&continue=");
-                url.push_str(&urlencode(c));
+                url.push_str(&unstuck_rules::fix::url_component(c));
             }
             let page = self.get(&url, resource, "list").await?;
             pages += 1;
@@ -298,18 +298,6 @@ impl Live {
 /// How long one kubelet log request may take (the client retries 503s with backoff inside it).
 const NODE_LOG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(6);
 
-fn urlencode(s: &str) -> String {
-    let mut o = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            o.push(b as char);
-        } else {
-            o.push_str(&format!("%{b:02X}"));
-        }
-    }
-    o
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,6 +307,6 @@ mod tests {
         assert_eq!(continue_token(br#"{"kind":"PodList","metadata":{"resourceVersion":"5","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"},"items":[]}"#).as_deref(), Some("eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"));
         assert_eq!(continue_token(br#"{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[]}"#), None);
         assert_eq!(continue_token(br#"{"metadata":{"continue":""}}"#), None);
-        assert_eq!(urlencode("a+b/c="), "a%2Bb%2Fc%3D");
+        assert_eq!(unstuck_rules::fix::url_component("a+b/c="), "a%2Bb%2Fc%3D");
     }
 }

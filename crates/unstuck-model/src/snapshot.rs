@@ -110,7 +110,7 @@ impl Snapshot {
         // The two big ones side by side (stable sorts: equal keys keep their order either way).
         let (pods, events) = (&mut self.pods, &mut self.events);
         rayon::join(
-            || pods.sort_by(|a, b| key(&a.metadata).cmp(&key(&b.metadata))),
+            || by_meta!(pods),
             || {
                 events.sort_by(|a, b| {
                     (a.time(), &a.metadata.namespace, &a.metadata.name, &a.reason, &a.message).cmp(&(

@@ -130,3 +130,36 @@ pub fn fix_json(plan: &Plan, outcomes: &[Outcome], mode: FixMode, audit_log: Opt
     }
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use unstuck_rules::fix::{Op, Pinned};
+
+    #[test]
+    fn server_messages_reach_the_terminal_without_control_characters() {
+        let target = Pinned {
+            kind: "Pod".into(),
+            namespace: "prod".into(),
+            name: "web-0".into(),
+            uid: "u-1".into(),
+            resource_version: "41".into(),
+        };
+        let plan = Plan {
+            api_version: Plan::API_VERSION.into(),
+            kind: Plan::KIND.into(),
+            source: "https://cluster".into(),
+            captured_at: None,
+            allowed: vec![],
+            items: vec![PlanItem { id: 1, op: Op::Delete { target }, reasons: vec![], risk: None, requires: vec![] }],
+            not_allowed: vec![],
+        };
+        let mut o = Outcome::unsent(1, Status::Rejected, "pod \u{1b}[31mx\u{7} refused".into());
+        o.http_status = Some(422);
+        let text = render_fix(&plan, &[o.clone()], FixMode::Apply, None);
+        assert!(text.contains("server: pod \u{fffd}[31mx\u{fffd} refused"), "{text}");
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'));
+        let json = fix_json(&plan, &[o], FixMode::Apply, None);
+        assert!(!json.contains('\u{1b}') && json.contains("\\u001b"), "{json}");
+    }
+}

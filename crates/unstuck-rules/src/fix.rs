@@ -12,10 +12,11 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use unstuck_model::{Node, Pod};
+use unstuck_model::{Node, ObjectMeta, Pod};
 
 use crate::finding::Finding;
-use crate::util::sh;
+use crate::util;
+use crate::Config;
 
 /// An object an operation acts on, pinned to the identity and version the plan was made from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,23 +31,11 @@ pub struct Pinned {
 }
 
 impl Pinned {
-    /// A pod, when it has the UID and resourceVersion a precondition needs.
-    pub fn pod(p: &Pod) -> Option<Pinned> {
-        let m = &p.metadata;
+    /// The object, when it has the name, UID and resourceVersion a precondition needs.
+    fn of(kind: &str, m: &ObjectMeta) -> Option<Pinned> {
         (!m.uid.is_empty() && !m.resource_version.is_empty() && !m.name.is_empty()).then(|| Pinned {
-            kind: "Pod".into(),
+            kind: kind.into(),
             namespace: m.namespace.to_string(),
-            name: m.name.to_string(),
-            uid: m.uid.to_string(),
-            resource_version: m.resource_version.to_string(),
-        })
-    }
-
-    pub fn node(n: &Node) -> Option<Pinned> {
-        let m = &n.metadata;
-        (!m.uid.is_empty() && !m.resource_version.is_empty() && !m.name.is_empty()).then(|| Pinned {
-            kind: "Node".into(),
-            namespace: String::new(),
             name: m.name.to_string(),
             uid: m.uid.to_string(),
             resource_version: m.resource_version.to_string(),
@@ -132,7 +121,26 @@ pub enum Op {
     },
 }
 
+/// Constructors for rules: `None` when the object lacks what a precondition needs (the step then stays
+/// a printed command).
 impl Op {
+    pub fn force_delete(p: &Pod) -> Option<Op> {
+        Pinned::of("Pod", &p.metadata).map(|target| Op::ForceDelete { target })
+    }
+    pub fn delete(p: &Pod) -> Option<Op> {
+        Pinned::of("Pod", &p.metadata).map(|target| Op::Delete { target })
+    }
+    pub fn remove_finalizers(p: &Pod) -> Option<Op> {
+        let finalizers = p.metadata.finalizers.iter().map(|f| f.to_string()).collect();
+        Pinned::of("Pod", &p.metadata).map(|target| Op::RemoveFinalizers { target, finalizers })
+    }
+    pub fn cordon(n: &Node) -> Option<Op> {
+        Pinned::of("Node", &n.metadata).map(|target| Op::Cordon { target })
+    }
+    pub fn out_of_service(n: &Node) -> Option<Op> {
+        Pinned::of("Node", &n.metadata).map(|target| Op::OutOfService { target, has_taints: !n.spec.taints.is_empty() })
+    }
+
     pub fn kind(&self) -> OpKind {
         match self {
             Op::ForceDelete { .. } => OpKind::ForceDelete,
@@ -165,20 +173,16 @@ impl Op {
         }
     }
 
-    /// The kubectl command a person would type (no preconditions: kubectl has no flag for them).
+    /// The kubectl command a person would type (the same the report prints; kubectl has no flag for
+    /// the preconditions).
     pub fn kubectl(&self) -> String {
-        let t = self.target();
-        let (ns, name) = (sh(&t.namespace), sh(&t.name));
+        let (ns, name) = (&self.target().namespace, &self.target().name);
         match self {
-            Op::ForceDelete { .. } => format!("kubectl delete pod -n {ns} {name} --grace-period=0 --force"),
-            Op::Delete { .. } => format!("kubectl delete pod -n {ns} {name}"),
-            Op::RemoveFinalizers { .. } => {
-                format!("kubectl patch pod -n {ns} {name} --type=json -p '[{{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}}]'")
-            }
-            Op::Cordon { .. } => format!("kubectl cordon {name}"),
-            Op::OutOfService { .. } => {
-                format!("kubectl taint nodes {name} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute")
-            }
+            Op::ForceDelete { .. } => util::force_delete(ns, name),
+            Op::Delete { .. } => util::delete_pod(ns, name),
+            Op::RemoveFinalizers { .. } => util::clear_finalizers(ns, name),
+            Op::Cordon { .. } => util::cordon(name),
+            Op::OutOfService { .. } => util::taint_out_of_service(name),
         }
     }
 }
@@ -282,17 +286,12 @@ pub struct Request {
     pub dry_run: bool,
 }
 
-fn seg(s: &str) -> String {
-    // Names are DNS labels/subdomains; encode anything else rather than trusting a plan file.
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+/// Percent-encode everything but RFC 3986 unreserved characters: one path segment or query value,
+/// whatever a plan file or an API server put in the string.
+pub fn url_component(s: &str) -> String {
+    const SET: &percent_encoding::AsciiSet =
+        &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+    percent_encoding::utf8_percent_encode(s, SET).to_string()
 }
 
 /// The request for `op`, preconditioned on `resource_version` (the plan's, or the one our own previous
@@ -303,9 +302,8 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
     // server ignores the query entirely when there is a body: a `?dryRun=All` there would delete for
     // real. So a dry DELETE says so in its body.
     let q = if dry_run { "?dryRun=All" } else { "" };
-    let pod_path = format!("/api/v1/namespaces/{}/pods/{}", seg(&t.namespace), seg(&t.name));
-    let pod = format!("{pod_path}{q}");
-    let node = format!("/api/v1/nodes/{}{q}", seg(&t.name));
+    let pod = || format!("/api/v1/namespaces/{}/pods/{}", url_component(&t.namespace), url_component(&t.name));
+    let node = || format!("/api/v1/nodes/{}{q}", url_component(&t.name));
     let delete_options = |grace: Option<i64>| {
         let mut o = json!({"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": t.uid, "resourceVersion": resource_version}});
         if let Some(g) = grace {
@@ -330,21 +328,21 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
     match op {
         Op::ForceDelete { .. } => Request {
             method: "DELETE",
-            path: pod_path,
+            path: pod(),
             content_type: "application/json",
             body: delete_options(Some(0)),
             dry_run,
         },
         Op::Delete { .. } => Request {
             method: "DELETE",
-            path: pod_path,
+            path: pod(),
             content_type: "application/json",
             body: delete_options(None),
             dry_run,
         },
         Op::RemoveFinalizers { finalizers, .. } => Request {
             method: "PATCH",
-            path: pod,
+            path: pod() + q,
             content_type: "application/json-patch+json",
             body: guard(vec![
                 json!({"op": "test", "path": "/metadata/finalizers", "value": finalizers}),
@@ -354,7 +352,7 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
         },
         Op::Cordon { .. } => Request {
             method: "PATCH",
-            path: node,
+            path: node(),
             content_type: "application/json-patch+json",
             body: guard(vec![json!({"op": "add", "path": "/spec/unschedulable", "value": true})]),
             dry_run,
@@ -369,7 +367,7 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
             };
             Request {
                 method: "PATCH",
-                path: node,
+                path: node(),
                 content_type: "application/json-patch+json",
                 body: guard(vec![add]),
                 dry_run,
@@ -435,42 +433,59 @@ pub struct Outcome {
     pub resource_version: Option<String>,
 }
 
-/// The plan for these findings: every step that carries an operation of an allowed kind, once per
-/// (operation kind, object), node-wide operations first, then deletions, then finalizer removal;
-/// within each phase in report order.
-pub fn plan(findings: &[Finding], allowed: &[OpKind], source: &str, captured_at: Option<String>) -> Plan {
-    let mut items: Vec<PlanItem> = Vec::new();
-    let mut not_allowed: Vec<PlanItem> = Vec::new();
-    let mut seen: HashMap<(OpKind, String), (bool, usize)> = HashMap::new();
-    for f in findings {
+/// Whether a finding belongs in a plan for this selection. The engine reports a node problem under
+/// `-n`/`-l` even when the node holds no selected pod (a broken node matters to everyone); a fix
+/// plan acts only through selected pods: `fix -n shop` never cordons a node for another namespace.
+fn in_scope(f: &Finding, cfg: &Config) -> bool {
+    !f.subject.namespace.is_empty()
+        || cfg.selector.is_empty()
+            && (cfg.namespaces.is_empty() || f.pods.iter().any(|p| cfg.namespaces.contains(&p.namespace)))
+}
+
+impl Outcome {
+    /// An outcome with no answer from the API server (held, skipped, or a request that could not be sent).
+    pub fn unsent(id: u32, result: Status, message: String) -> Outcome {
+        Outcome { id, result, http_status: None, message, resource_version: None }
+    }
+}
+
+/// The plan for these findings: every step that carries an operation, once per (operation kind,
+/// object) with every finding that asks for it as a reason; those of an allowed kind in `items`
+/// (node-wide operations first, then deletions, then finalizer removal; within each phase in report
+/// order), the others in `not_allowed`.
+pub fn plan(findings: &[Finding], cfg: &Config, allowed: &[OpKind], source: &str, captured_at: Option<String>) -> Plan {
+    let mut all: Vec<PlanItem> = Vec::new();
+    let mut seen: HashMap<(OpKind, &str), usize> = HashMap::new();
+    for f in findings.iter().filter(|f| in_scope(f, cfg)) {
         for s in &f.remediation {
             let Some(op) = &s.op else { continue };
             let reason =
                 Reason { rule: f.rule.clone(), finding: f.subject.display(), summary: f.summary.clone(), step: s.step };
-            let key = (op.kind(), op.target().uid.clone());
-            if let Some(&(ok, i)) = seen.get(&key) {
-                let it = if ok { &mut items[i] } else { &mut not_allowed[i] };
-                it.reasons.push(reason);
-                for r in &s.requires {
-                    if !it.requires.contains(r) {
-                        it.requires.push(r.clone());
+            match seen.get(&(op.kind(), op.target().uid.as_str())) {
+                Some(&i) => {
+                    let it = &mut all[i];
+                    it.reasons.push(reason);
+                    for r in &s.requires {
+                        if !it.requires.contains(r) {
+                            it.requires.push(r.clone());
+                        }
                     }
                 }
-                continue;
+                None => {
+                    seen.insert((op.kind(), op.target().uid.as_str()), all.len());
+                    all.push(PlanItem {
+                        id: 0,
+                        op: op.clone(),
+                        reasons: vec![reason],
+                        risk: s.risk.clone(),
+                        requires: s.requires.clone(),
+                    });
+                }
             }
-            let item = PlanItem {
-                id: 0,
-                op: op.clone(),
-                reasons: vec![reason],
-                risk: s.risk.clone(),
-                requires: s.requires.clone(),
-            };
-            let ok = allowed.contains(&op.kind());
-            let list = if ok { &mut items } else { &mut not_allowed };
-            seen.insert(key, (ok, list.len()));
-            list.push(item);
         }
     }
+    let (mut items, not_allowed): (Vec<PlanItem>, Vec<PlanItem>) =
+        all.into_iter().partition(|it| allowed.contains(&it.op.kind()));
     items.sort_by_key(|it| it.op.kind().phase());
     for (i, it) in items.iter_mut().enumerate() {
         it.id = i as u32 + 1;

@@ -45,6 +45,21 @@ pub fn force_delete(ns: &str, name: &str) -> String {
     format!("kubectl delete pod -n {} {} --grace-period=0 --force", sh(ns), sh(name))
 }
 
+/// `kubectl delete pod …`.
+pub fn delete_pod(ns: &str, name: &str) -> String {
+    format!("kubectl delete pod -n {} {}", sh(ns), sh(name))
+}
+
+/// `kubectl cordon …`.
+pub fn cordon(node: &str) -> String {
+    format!("kubectl cordon {}", sh(node))
+}
+
+/// The out-of-service taint of non-graceful node shutdown.
+pub fn taint_out_of_service(node: &str) -> String {
+    format!("kubectl taint nodes {} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute", sh(node))
+}
+
 /// `kubectl patch pod … finalizers: null`.
 pub fn clear_finalizers(ns: &str, name: &str) -> String {
     format!("kubectl patch pod -n {} {} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'", sh(ns), sh(name))

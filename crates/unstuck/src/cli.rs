@@ -324,8 +324,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             let cfg = select.config()?;
             let t0 = std::time::Instant::now();
             let snap = if paths.is_empty() {
-                let ns = if cfg.namespaces.len() == 1 { cfg.namespaces.first().cloned() } else { None };
-                crate::live::snapshot(&live, ns, &opts, &cfg)?
+                crate::live::snapshot(&live, crate::live::single_namespace(&cfg), &opts, &cfg)?
             } else {
                 unstuck_ingest::load(&paths, &opts)?
             };

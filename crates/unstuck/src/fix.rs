@@ -3,12 +3,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use unstuck_live::apply::{AuditLog, RunOptions};
 use unstuck_report::{FixMode, Report};
 use unstuck_rules::fix::{OpKind, Plan};
 
 use crate::cli::{ingest_options, InputArgs, LiveArgs, Output, SelectArgs};
+use crate::live::{single_namespace, Session};
 
 pub struct FixArgs {
     pub paths: Vec<PathBuf>,
@@ -32,8 +33,9 @@ fn default_audit_log() -> Result<PathBuf> {
     }
 }
 
+/// Plan files are untrusted input: bounded, regular files only, parsed and validated before anything is sent.
 fn read_plan(p: &std::path::Path) -> Result<Plan> {
-    let bytes = std::fs::read(p).with_context(|| format!("{}", p.display()))?;
+    let bytes = unstuck_ingest::read_capped(p, 64 << 20)?;
     let plan: Plan = serde_json::from_slice(&bytes).map_err(|e| {
         anyhow::anyhow!("{}: line {} column {}: not a fix plan: {e}", p.display(), e.line(), e.column())
     })?;
@@ -45,60 +47,51 @@ pub fn run(a: FixArgs, select: &SelectArgs, input: &InputArgs, live: &LiveArgs) 
     if !matches!(a.output, Output::Table | Output::Json) {
         bail!("fix supports -o table or -o json, not {:?}", a.output);
     }
-    let offline = a.plan.is_none() && !a.paths.is_empty();
-    if offline && a.apply {
-        bail!(
+    let mode = match (a.plan.is_none() && !a.paths.is_empty(), a.apply) {
+        (true, true) => bail!(
             "--apply needs the cluster: run `unstuck fix` without a bundle, or save this plan (-o json > plan.json) and run `unstuck fix --plan plan.json --apply`"
-        );
-    }
+        ),
+        (true, false) => FixMode::Offline,
+        (false, true) => FixMode::Apply,
+        (false, false) => FixMode::DryRun,
+    };
+    // Live planning reads the cluster and then writes to it through the same connection.
+    let mut session: Option<Session> = None;
     let plan = match &a.plan {
         Some(p) => {
-            let plan = read_plan(p)?;
             if !a.allow.is_empty() {
                 bail!("--allow chooses what goes into a new plan; a saved plan ({}) is run as it is", p.display());
             }
-            plan
+            read_plan(p)?
         }
         None => {
             let cfg = select.config()?;
             let opts = ingest_options(input)?;
             let snap = if a.paths.is_empty() {
-                let ns = if cfg.namespaces.len() == 1 { cfg.namespaces.first().cloned() } else { None };
-                crate::live::snapshot(live, ns, &opts, &cfg)?
+                session.insert(Session::connect(live, single_namespace(&cfg))?).snapshot(live, &opts, &cfg)?
             } else {
                 unstuck_ingest::load(&a.paths, &opts)?
             };
             let report = Report::new(&snap, unstuck_rules::diagnose(&snap, &cfg));
-            // With -n or -l, a cluster-wide finding (a node) only counts through pods that were selected:
-            // `fix -n shop` must not cordon a node because of another namespace's pods.
-            let findings: Vec<_> = report
-                .findings
-                .iter()
-                .filter(|f| {
-                    !f.subject.namespace.is_empty()
-                        || cfg.selector.is_empty()
-                            && (cfg.namespaces.is_empty()
-                                || f.pods.iter().any(|p| cfg.namespaces.contains(&p.namespace)))
-                })
-                .cloned()
-                .collect();
             let allow = if a.allow.is_empty() { OpKind::DEFAULT.to_vec() } else { a.allow.clone() };
-            unstuck_rules::fix::plan(&findings, &allow, &report.input.path, Some(report.captured_at.to_string()))
+            let at = Some(report.captured_at.to_string());
+            unstuck_rules::fix::plan(&report.findings, &cfg, &allow, &report.input.path, at)
         }
     };
-    let (mode, outcomes, audit_path) = if offline {
-        (FixMode::Offline, Vec::new(), None)
-    } else if plan.items.is_empty() {
-        (if a.apply { FixMode::Apply } else { FixMode::DryRun }, Vec::new(), None)
+    let (outcomes, audit_path) = if mode == FixMode::Offline || plan.items.is_empty() {
+        (Vec::new(), None)
     } else {
         let path = match &a.audit_log {
             Some(p) => p.clone(),
             None => default_audit_log()?,
         };
         let mut audit = AuditLog::open(&path)?;
+        let session = match session {
+            Some(s) => s,
+            None => Session::connect(live, None)?,
+        };
         let o = RunOptions { apply: a.apply, confirmed: a.confirm };
-        let (_, outcomes) = crate::live::run_plan(live, &plan, o, &mut audit)?;
-        (if a.apply { FixMode::Apply } else { FixMode::DryRun }, outcomes, Some(path.display().to_string()))
+        (session.run_plan(&plan, o, &mut audit)?, Some(path.display().to_string()))
     };
     let text = match a.output {
         Output::Json => unstuck_report::fix_json(&plan, &outcomes, mode, audit_path.as_deref()),
@@ -107,6 +100,5 @@ pub fn run(a: FixArgs, select: &SelectArgs, input: &InputArgs, live: &LiveArgs) 
     crate::cli::emit(&text)?;
     // 0: nothing to do, or everything applied. 1: something is left (a dry run, held or failed items).
     let done = mode == FixMode::Apply && outcomes.iter().all(|o| o.result.ok());
-    let code = if plan.items.is_empty() || done { 0 } else { 1 };
-    Ok(code)
+    Ok(if plan.items.is_empty() || done { 0 } else { 1 })
 }

@@ -39,46 +39,82 @@ fn peak_rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
-/// Read the cluster; node logs from `--node-logs`, or through the kubelet log API for nodes with stuck pods.
-pub fn snapshot(a: &LiveArgs, namespace: Option<String>, opts: &Options, cfg: &Config) -> Result<Snapshot> {
-    let rt = runtime()?;
-    rt.block_on(async {
-        let live = Live::connect(&live_options(a, namespace)).await?;
-        let mut snap = live.snapshot(opts).await?;
-        if opts.logs {
-            if let Some(dir) = &a.node_logs {
-                unstuck_ingest::attach_node_logs(&mut snap, dir, opts)?;
-            } else {
-                let first = unstuck_rules::diagnose(&snap, cfg);
-                let mut nodes: Vec<String> = first
-                    .findings
-                    .iter()
-                    .filter(|f| f.subject.kind == "Pod" && !f.subject.node.is_empty())
-                    .map(|f| f.subject.node.clone())
-                    .collect();
-                nodes.sort();
-                nodes.dedup();
-                if !nodes.is_empty() {
-                    let dir = std::env::temp_dir().join(format!("unstuck-node-logs-{}", std::process::id()));
-                    let notes = live.fetch_node_logs(&nodes, &dir).await;
-                    snap.source.warnings.extend(notes);
-                    let r = unstuck_ingest::attach_node_logs(&mut snap, &dir, opts);
-                    let _ = std::fs::remove_dir_all(&dir);
-                    r?;
+/// The namespace live LISTs can be restricted to: the one `-n` given, if exactly one.
+pub fn single_namespace(cfg: &Config) -> Option<String> {
+    match cfg.namespaces.as_slice() {
+        [ns] => Some(ns.clone()),
+        _ => None,
+    }
+}
+
+/// One connection to the cluster and the runtime that drives it, for commands that read and then write.
+pub struct Session {
+    rt: tokio::runtime::Runtime,
+    live: Live,
+}
+
+impl Session {
+    pub fn connect(a: &LiveArgs, namespace: Option<String>) -> Result<Session> {
+        let rt = runtime()?;
+        let live = rt.block_on(Live::connect(&live_options(a, namespace)))?;
+        Ok(Session { rt, live })
+    }
+
+    /// Read the cluster; node logs from `--node-logs`, or through the kubelet log API for nodes with stuck pods.
+    pub fn snapshot(&self, a: &LiveArgs, opts: &Options, cfg: &Config) -> Result<Snapshot> {
+        let live = &self.live;
+        self.rt.block_on(async {
+            let mut snap = live.snapshot(opts).await?;
+            if opts.logs {
+                if let Some(dir) = &a.node_logs {
+                    unstuck_ingest::attach_node_logs(&mut snap, dir, opts)?;
+                } else {
+                    let first = unstuck_rules::diagnose(&snap, cfg);
+                    let mut nodes: Vec<String> = first
+                        .findings
+                        .iter()
+                        .filter(|f| f.subject.kind == "Pod" && !f.subject.node.is_empty())
+                        .map(|f| f.subject.node.clone())
+                        .collect();
+                    nodes.sort();
+                    nodes.dedup();
+                    if !nodes.is_empty() {
+                        let dir = std::env::temp_dir().join(format!("unstuck-node-logs-{}", std::process::id()));
+                        let notes = live.fetch_node_logs(&nodes, &dir).await;
+                        snap.source.warnings.extend(notes);
+                        let r = unstuck_ingest::attach_node_logs(&mut snap, &dir, opts);
+                        let _ = std::fs::remove_dir_all(&dir);
+                        r?;
+                    }
                 }
             }
-        }
-        if a.stats {
-            eprintln!(
-                "live: {} API calls, {} bytes read, {} pods, peak RSS {} KiB",
-                live.api_calls.load(std::sync::atomic::Ordering::Relaxed),
-                live.bytes.load(std::sync::atomic::Ordering::Relaxed),
-                snap.pods.len(),
-                peak_rss_kb()
-            );
-        }
-        Ok::<_, anyhow::Error>(snap)
-    })
+            if a.stats {
+                eprintln!(
+                    "live: {} API calls, {} bytes read, {} pods, peak RSS {} KiB",
+                    live.api_calls.load(std::sync::atomic::Ordering::Relaxed),
+                    live.bytes.load(std::sync::atomic::Ordering::Relaxed),
+                    snap.pods.len(),
+                    peak_rss_kb()
+                );
+            }
+            Ok::<_, anyhow::Error>(snap)
+        })
+    }
+
+    /// Send a fix plan (dry run unless `o.apply`); the audit log gets every request and outcome.
+    pub fn run_plan(
+        &self,
+        plan: &unstuck_rules::fix::Plan,
+        o: unstuck_live::apply::RunOptions,
+        audit: &mut unstuck_live::apply::AuditLog,
+    ) -> Result<Vec<unstuck_rules::fix::Outcome>> {
+        Ok(self.rt.block_on(self.live.run_plan(plan, o, audit))?)
+    }
+}
+
+/// Read the cluster once (diagnose, upgrade-check).
+pub fn snapshot(a: &LiveArgs, namespace: Option<String>, opts: &Options, cfg: &Config) -> Result<Snapshot> {
+    Session::connect(a, namespace)?.snapshot(a, opts, cfg)
 }
 
 pub fn collect(a: &LiveArgs, namespace: Option<String>, out: &Path, redact: bool, all_logs: bool) -> Result<u8> {
@@ -110,24 +146,5 @@ pub fn collect(a: &LiveArgs, namespace: Option<String>, out: &Path, redact: bool
             }
         );
         Ok(0)
-    })
-}
-
-/// Send a fix plan (dry run unless `o.apply`), printing each outcome to stderr as it comes.
-pub fn run_plan(
-    a: &LiveArgs,
-    plan: &unstuck_rules::fix::Plan,
-    o: unstuck_live::apply::RunOptions,
-    audit: &mut unstuck_live::apply::AuditLog,
-) -> Result<(String, Vec<unstuck_rules::fix::Outcome>)> {
-    let rt = runtime()?;
-    rt.block_on(async {
-        let live = Live::connect(&live_options(a, None)).await?;
-        let outcomes = live
-            .run_plan(plan, o, audit, |it, out| {
-                tracing::info!(id = it.id, op = %it.op.describe(), result = out.result.as_str(), "fix");
-            })
-            .await?;
-        Ok((live.server.clone(), outcomes))
     })
 }

@@ -54,7 +54,17 @@ pub fn bin() -> PathBuf {
 }
 
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(bin()).args(args).env("NO_COLOR", "1").output().expect("runs");
+    run_env(args, &[])
+}
+
+/// `run` with extra environment variables.
+pub fn run_env(args: &[&str], env: &[(&str, &Path)]) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(args).env("NO_COLOR", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

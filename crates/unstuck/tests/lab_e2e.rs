@@ -30,6 +30,12 @@ fn findings(v: &serde_json::Value) -> BTreeSet<(String, String, String)> {
         .collect()
 }
 
+/// Run unstuck; its standard output as JSON (Null when it is not JSON, e.g. on exit code 2).
+fn run_json(args: &[&str], env: &[(&str, &Path)]) -> (i32, serde_json::Value, String) {
+    let (code, out, err) = run_env(args, env);
+    (code, serde_json::from_str(&out).unwrap_or(serde_json::Value::Null), err)
+}
+
 fn diagnose_live(kubeconfig: &Path, logs: &Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
     let mut args = vec![
         "diagnose",
@@ -43,8 +49,7 @@ fn diagnose_live(kubeconfig: &Path, logs: &Path, extra: &[&str]) -> (i32, serde_
         "json",
     ];
     args.extend_from_slice(extra);
-    let (code, out, err) = run(&args);
-    (code, serde_json::from_str(&out).unwrap_or(serde_json::Value::Null), err)
+    run_json(&args, &[])
 }
 
 #[test]
@@ -312,27 +317,25 @@ fn in_cluster(
 }
 
 fn fix(kubeconfig: &Path, audit: &Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
-    let mut args = vec![
-        "fix",
-        "--kubeconfig",
-        kubeconfig.to_str().unwrap(),
-        "--audit-log",
-        audit.to_str().unwrap(),
-        "--stuck-after",
-        "1s",
-        "--no-logs",
-        "-o",
-        "json",
-    ];
+    let mut args = vec!["--audit-log", audit.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let (code, out, err) = run(&args);
-    let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("fix {extra:?}: {e}: {out}\n{err}"));
+    fix_env(kubeconfig, &args, &[])
+}
+
+fn fix_env(kubeconfig: &Path, extra: &[&str], env: &[(&str, &Path)]) -> (i32, serde_json::Value, String) {
+    let mut args =
+        vec!["fix", "--kubeconfig", kubeconfig.to_str().unwrap(), "--stuck-after", "1s", "--no-logs", "-o", "json"];
+    args.extend_from_slice(extra);
+    let (code, v, err) = run_json(&args, env);
+    assert!(v.is_object(), "fix {extra:?}: no JSON plan (exit {code}): {err}");
     (code, v, err)
 }
 
-/// (item id, op kind, namespace/name, result) of a fix run.
+/// (item id, op kind, namespace/name, result) of a fix run against the cluster: one per item.
 fn outcomes(v: &serde_json::Value) -> Vec<(u64, String, String, String)> {
     let items = v["items"].as_array().unwrap();
+    assert!(!items.is_empty(), "an empty plan: {v:#}");
+    assert_eq!(v["outcomes"].as_array().unwrap().len(), items.len(), "an item without an outcome: {v:#}");
     v["outcomes"]
         .as_array()
         .unwrap()
@@ -377,8 +380,18 @@ fn fix_flow(rt: &tokio::runtime::Runtime, client: &kube::Client, cp: &ControlPla
             .collect()
     };
     // 1. Dry run without --confirm: every sc-lost item needs "node lost-1 is confirmed down": held.
-    let (code, v, err) = fix(kc, &audit, &["-n", "sc-lost"]);
+    //    No --audit-log: the default location under $XDG_STATE_HOME.
+    let state = tmp.join("xdg-state");
+    let (code, v, err) = fix_env(kc, &["-n", "sc-lost"], &[("XDG_STATE_HOME", &state)]);
     assert_eq!(code, 1, "{err}");
+    let default_log = state.join("unstuck/audit.jsonl");
+    assert_eq!(v["auditLog"], default_log.display().to_string());
+    let held = std::fs::read_to_string(&default_log).expect("audit log at $XDG_STATE_HOME/unstuck/audit.jsonl");
+    assert!(held.lines().any(|l| l.contains(r#""result":"held""#)), "{held}");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&default_log).unwrap().permissions().mode() & 0o777, 0o600);
+    }
     assert_eq!(v["mode"], "dry-run");
     let items = lost(&v);
     assert!(items.iter().any(|(k, n)| k == "force-delete" && n == "db-0"), "{items:?}");

@@ -1,5 +1,5 @@
-use crate::fix::{Op, Pinned};
-use crate::util::sh;
+use crate::fix::Op;
+use crate::util::delete_pod;
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
 
 declare_rule! {
@@ -42,11 +42,8 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             StepDraft::config(
                 "Fix the node pressure named in the message (requests/limits, disk, eviction thresholds)",
             ),
-            StepDraft::cluster(
-                "Delete the evicted pod",
-                format!("kubectl delete pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
-            )
-            .op(Pinned::pod(pod).map(|target| Op::Delete { target })),
+            StepDraft::cluster("Delete the evicted pod", delete_pod(&pod.metadata.namespace, &pod.metadata.name))
+                .op(Op::delete(pod)),
         ],
     })
 }

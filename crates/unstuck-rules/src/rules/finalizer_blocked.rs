@@ -1,4 +1,4 @@
-use crate::fix::{Op, Pinned};
+use crate::fix::Op;
 use crate::util::{clear_finalizers, sh};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod};
 
@@ -59,10 +59,7 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     )];
     steps.push(
         StepDraft::cluster("If that controller is gone for good, clear the finalizers", clear_finalizers(ns, name))
-            .op(Pinned::pod(pod).map(|target| Op::RemoveFinalizers {
-                target,
-                finalizers: pod.metadata.finalizers.iter().map(|f| f.to_string()).collect(),
-            }))
+            .op(Op::remove_finalizers(pod))
             .requires(format!(
                 "the controller that owns finalizer(s) {:?} is gone for good, or its cleanup was done by hand",
                 pod.metadata.finalizers

@@ -3,8 +3,8 @@
 
 use unstuck_model::{Event, LogHit, Pod};
 
-use crate::fix::{Op, Pinned};
-use crate::util::{clear_finalizers, force_delete, sh};
+use crate::fix::Op;
+use crate::util::{self, clear_finalizers, force_delete, sh, taint_out_of_service};
 use crate::{Cx, Evidence, EvidenceSource, StepDraft};
 
 pub mod container_hash_change;
@@ -97,12 +97,11 @@ pub(crate) fn pod_hits<'a>(cx: &Cx<'a>, pod: &Pod, rule: &str) -> Vec<&'a LogHit
 /// `requires`: what a person must have done first (`unstuck fix` holds the operations until confirmed).
 pub(crate) fn finish_deletion(pod: &Pod, steps: &mut Vec<StepDraft>, risk: Option<&str>, requires: Option<String>) {
     let (ns, name) = (&pod.metadata.namespace, &pod.metadata.name);
-    let pin = Pinned::pod(pod);
     let mut s = StepDraft::cluster(
         "If the pod is still Terminating, remove it from the API (kubectl waits for nothing else)",
         force_delete(ns, name),
     )
-    .op(pin.clone().map(|target| Op::ForceDelete { target }));
+    .op(Op::force_delete(pod));
     if let Some(r) = risk {
         s = s.risk(r);
     }
@@ -118,10 +117,7 @@ pub(crate) fn finish_deletion(pod: &Pod, steps: &mut Vec<StepDraft>, risk: Optio
             ),
             clear_finalizers(ns, name),
         )
-        .op(pin.map(|target| Op::RemoveFinalizers {
-            target,
-            finalizers: pod.metadata.finalizers.iter().map(|f| f.to_string()).collect(),
-        }))
+        .op(Op::remove_finalizers(pod))
         .risk("skips the cleanup the finalizer's controller would have done");
         if let Some(r) = requires {
             s = s.requires(r);
@@ -138,26 +134,19 @@ pub(crate) fn confirmed_down(node: &str) -> String {
 /// The out-of-service taint for a lost node, with its operation when the Node is known and not
 /// already tainted.
 pub(crate) fn out_of_service(cx: &Cx<'_>, node: &str, action: impl Into<String>, risk: &str) -> StepDraft {
-    let nd = cx.ix.node_by_name.get(node).copied().filter(|n| !n.has_taint("node.kubernetes.io/out-of-service"));
-    StepDraft::cluster(
-        action,
-        format!("kubectl taint nodes {} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute", sh(node)),
-    )
-    .op(nd
-        .and_then(|n| Pinned::node(n).map(|target| Op::OutOfService { target, has_taints: !n.spec.taints.is_empty() })))
-    .requires(confirmed_down(node))
-    .risk(risk)
+    let nd = cx.ix.node_by_name.get(node).filter(|n| !n.has_taint("node.kubernetes.io/out-of-service"));
+    StepDraft::cluster(action, taint_out_of_service(node))
+        .op(nd.and_then(|n| Op::out_of_service(n)))
+        .requires(confirmed_down(node))
+        .risk(risk)
 }
 
 /// "Stop new pods landing on the node", with the cordon operation when the Node is known.
 pub(crate) fn cordon(cx: &Cx<'_>, node: &str, action: &str) -> StepDraft {
-    let pin = cx.ix.node_by_name.get(node).and_then(|n| Pinned::node(n));
-    let already = cx.ix.node_by_name.get(node).is_some_and(|n| n.spec.unschedulable);
-    let s = StepDraft::cluster(action, format!("kubectl cordon {}", sh(node)));
-    if already {
-        s.mutating()
-    } else {
-        s.op(pin.map(|target| Op::Cordon { target }))
+    let s = StepDraft::cluster(action, util::cordon(node));
+    match cx.ix.node_by_name.get(node) {
+        Some(n) if n.spec.unschedulable => s.mutating(),
+        n => s.op(n.and_then(|n| Op::cordon(n))),
     }
 }
 
@@ -165,7 +154,7 @@ pub(crate) fn cordon(cx: &Cx<'_>, node: &str, action: &str) -> StepDraft {
 /// let it rejoin, restore its labels.
 pub(crate) fn replace_node(node: &str, labels: &[(String, String)], runtime: &str, steps: &mut Vec<StepDraft>) {
     let n = sh(node);
-    steps.push(StepDraft::cluster("Stop new pods landing on the node", format!("kubectl cordon {n}")).mutating());
+    steps.push(StepDraft::cluster("Stop new pods landing on the node", util::cordon(node)).mutating());
     steps.push(
         StepDraft::cluster(
             "Delete the Node object so its pods are removed and rescheduled elsewhere",

@@ -1,6 +1,6 @@
 use super::{confirmed_down, out_of_service};
 use crate::engine::pod_ref;
-use crate::fix::{Op, Pinned};
+use crate::fix::Op;
 use crate::util::{force_delete, sh};
 use crate::{declare_rule, number, Check, Cx, Evidence, Finding, Scope, Severity, StepDraft, StuckPod, Subject};
 
@@ -165,7 +165,7 @@ fn finding(
             format!("Or force-delete the stuck pod {}", sp.pod.metadata.name),
             force_delete(&sp.pod.metadata.namespace, &sp.pod.metadata.name),
         )
-        .op(Pinned::pod(sp.pod).map(|target| Op::ForceDelete { target }));
+        .op(Op::force_delete(sp.pod));
         let node = sp.pod.spec.node_name.as_str();
         if !node.is_empty() {
             s = s.requires(if cx.node_health(node).is_some_and(|h| h.is_lost()) {

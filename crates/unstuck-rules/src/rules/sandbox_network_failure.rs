@@ -1,6 +1,6 @@
 use super::{event_evidence, logs_evidence, pod_events_with, pod_hits};
-use crate::fix::{Op, Pinned};
-use crate::util::sh;
+use crate::fix::Op;
+use crate::util::{delete_pod, sh};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
 declare_rule! {
@@ -75,9 +75,9 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         ),
         StepDraft::cluster(
             "Once the network is fixed, delete the pod so its controller recreates it",
-            format!("kubectl delete pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
+            delete_pod(&pod.metadata.namespace, &pod.metadata.name),
         )
-        .op(Pinned::pod(pod).map(|target| Op::Delete { target }))
+        .op(Op::delete(pod))
         .requires(format!("the network plugin on node {node} works again")),
     ];
     Some(Cause {
