@@ -135,10 +135,21 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
                 c.snap.raw_pods.push(v);
             }
         }
-        "pods" => s.pods.extend(parse_list::<Box<Pod>>(path, bytes, "PodList")?),
+        "pods" => {
+            let mut pods = parse_list::<Box<Pod>>(path, bytes, "PodList")?;
+            if c.opts.slim {
+                // Per file: what a slimmed pod drops is freed before the next file is parsed, and the
+                // allocator hands that memory out again instead of touching fresh pages.
+                pods.iter_mut().for_each(|p| _ = p.slim());
+            }
+            s.pods.extend(pods);
+        }
         "events" => {
             let cap = c.opts.limits.max_events_per_file;
-            let (events, dropped) = parse_list_capped::<Box<Event>>(path, bytes, "EventList", cap)?;
+            let (mut events, dropped) = parse_list_capped::<Box<Event>>(path, bytes, "EventList", cap)?;
+            if let Some(settled) = &c.settled {
+                events.retain(|e| !is_about_settled(e, settled));
+            }
             c.snap.events.extend(events);
             if dropped > 0 {
                 c.warn(format!(
@@ -164,6 +175,31 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
     }
     c.saw_kind(stem);
     Ok(())
+}
+
+/// A pod UID (a UUID) as a number, for a compact set of settled pods; `None` for anything else.
+pub(crate) fn uid_bits(uid: &str) -> Option<u128> {
+    let b = uid.as_bytes();
+    if b.len() != 36 {
+        return None;
+    }
+    let mut v: u128 = 0;
+    for (i, &ch) in b.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if ch != b'-' {
+                return None;
+            }
+            continue;
+        }
+        v = (v << 4) | (ch as char).to_digit(16)? as u128;
+    }
+    Some(v)
+}
+
+/// An event about a pod in `settled` (matched by UID; events without one are kept).
+fn is_about_settled(e: &Event, settled: &rustc_hash::FxHashSet<u128>) -> bool {
+    let o = &e.involved_object;
+    o.kind == "Pod" && uid_bits(&o.uid).is_some_and(|u| settled.contains(&u))
 }
 
 /// Dispatch one object of any kind by its `kind` field.
@@ -208,7 +244,11 @@ fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) ->
             if c.opts.raw_pods {
                 s.raw_pods.push(v.clone());
             }
-            s.pods.push(conv(path, idx, &kind, v)?);
+            let mut pod: Box<Pod> = conv(path, idx, &kind, v)?;
+            if c.opts.slim {
+                pod.slim();
+            }
+            s.pods.push(pod);
             "pods"
         }
         "Event" => {

@@ -4,8 +4,10 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 use serde::Deserialize;
 use unstuck_model::{Snapshot, Time};
 
@@ -29,6 +31,8 @@ pub struct Collector<'o> {
     bundle: bool,
     /// Live mode: the capture time is the wall clock.
     clock: bool,
+    /// With `Options::slim`: UIDs of the bundle's settled pods, whose events are not kept.
+    pub(crate) settled: Option<Arc<FxHashSet<u128>>>,
 }
 
 impl<'o> Collector<'o> {
@@ -41,6 +45,7 @@ impl<'o> Collector<'o> {
             log_files: Vec::new(),
             bundle: false,
             clock: false,
+            settled: None,
         }
     }
 
@@ -247,25 +252,42 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     let t0 = std::time::Instant::now();
     let max = c.limits().max_api_file_bytes;
     let opts = c.opts;
+    let parse = |(p, stem): &(std::path::PathBuf, &str), settled: Option<&Arc<FxHashSet<u128>>>| {
+        let mut part = Collector::new(opts);
+        part.settled = settled.cloned();
+        let path = p.display().to_string();
+        let parsed = with_api_file(p, max, |bytes| api::add_dump_file(&mut part, &path, stem, bytes))?;
+        if parsed.is_none() {
+            part.warn(format!("{path}: empty file"));
+        }
+        Ok(part)
+    };
     // Every file's result is kept, so the error reported is the first in file order, whichever thread met it.
     type Parsed<'o> = Vec<Result<Collector<'o>, IngestError>>;
     let (parsed, scanned): (Parsed, Result<Vec<LogFileHits>, IngestError>) = rayon::join(
         || {
             let t = std::time::Instant::now();
-            let r = api_files
-                .par_iter()
-                .map(|(p, stem)| {
-                    let mut part = Collector::new(opts);
-                    let path = p.display().to_string();
-                    let parsed = with_api_file(p, max, |bytes| api::add_dump_file(&mut part, &path, stem, bytes))?;
-                    if parsed.is_none() {
-                        part.warn(format!("{path}: empty file"));
-                    }
-                    Ok(part)
-                })
-                .collect();
-            tracing::debug!(api = ?t.elapsed(), "branch");
-            r
+            // Events last when slimming: which pods are settled must be known before their events are read.
+            let (events, rest): (Vec<usize>, Vec<usize>) =
+                (0..api_files.len()).partition(|&i| opts.slim && api_files[i].1 == "events");
+            let mut out: Vec<Option<Result<Collector, IngestError>>> = (0..api_files.len()).map(|_| None).collect();
+            let first: Parsed = rest.par_iter().map(|&i| parse(&api_files[i], None)).collect();
+            let settled: Arc<FxHashSet<u128>> = Arc::new(
+                first
+                    .iter()
+                    .filter(|_| !events.is_empty())
+                    .flatten()
+                    .flat_map(|part| &part.snap.pods)
+                    .filter(|p| p.is_settled())
+                    .filter_map(|p| api::uid_bits(&p.metadata.uid))
+                    .collect(),
+            );
+            let second: Parsed = events.par_iter().map(|&i| parse(&api_files[i], Some(&settled))).collect();
+            for (i, r) in rest.into_iter().zip(first).chain(events.into_iter().zip(second)) {
+                out[i] = Some(r);
+            }
+            tracing::debug!(api = ?t.elapsed(), settled = settled.len(), "branch");
+            out.into_iter().flatten().collect()
         },
         || {
             let t = std::time::Instant::now();

@@ -366,6 +366,39 @@ impl Pod {
     pub fn is_terminal(&self) -> bool {
         matches!(self.status.phase.as_str(), "Succeeded" | "Failed")
     }
+    /// A pod no rule can call stuck, whatever the time: not being deleted, and either completed
+    /// (`Succeeded`) or `Running` on a node with every container reporting a status and none waiting.
+    /// Only a change to the object (a deletion, a restart into a waiting state) can make it stuck, and a
+    /// change is a new object. Diagnosis keeps such pods slim (see `Pod::slim`).
+    pub fn is_settled(&self) -> bool {
+        if self.metadata.deletion_timestamp.is_some() {
+            return false;
+        }
+        match self.status.phase.as_str() {
+            "Succeeded" => true,
+            "Running" => {
+                let st = &self.status;
+                !self.spec.node_name.is_empty()
+                    && st
+                        .container_statuses
+                        .iter()
+                        .chain(&st.init_container_statuses)
+                        .all(|c| c.state.waiting.is_none())
+                    && self.spec.containers.iter().all(|c| st.container_statuses.iter().any(|s| s.name == c.name))
+            }
+            _ => false,
+        }
+    }
+    /// Drop what diagnosis never reads of a settled pod (its conditions and volumes); identity, owners,
+    /// labels, node, containers and container IDs (log attribution) stay. Returns whether it was slimmed.
+    pub fn slim(&mut self) -> bool {
+        if !self.is_settled() {
+            return false;
+        }
+        self.status.conditions = Vec::new();
+        self.spec.volumes = Vec::new();
+        true
+    }
     /// The runtime container IDs (`docker://…`, `containerd://…`) without the scheme.
     pub fn container_ids(&self) -> impl Iterator<Item = &str> {
         self.status.container_statuses.iter().chain(&self.status.init_container_statuses).filter_map(|c| {

@@ -297,6 +297,8 @@ pub(crate) fn ingest_options(input: &InputArgs) -> Result<Options> {
         .with_context(|| format!("--log-tz {:?}: unknown time zone", input.log_tz))?;
     o.log_tz_name = input.log_tz.clone();
     o.logs = !input.no_logs;
+    // Diagnosis reads nothing more of a settled pod; `timeline` and `logs` turn this off.
+    o.slim = true;
     Ok(o)
 }
 

@@ -122,7 +122,7 @@ pub fn collect(a: &LiveArgs, namespace: Option<String>, out: &Path, redact: bool
     rt.block_on(async {
         let live = Live::connect(&live_options(a, namespace)).await?;
         // Nodes whose logs matter: those holding stuck pods (or all, if asked).
-        let snap = live.snapshot(&Options { logs: false, ..Options::default() }).await?;
+        let snap = live.snapshot(&Options { logs: false, slim: true, ..Options::default() }).await?;
         let d = unstuck_rules::diagnose(&snap, &Config::default());
         let mut nodes: Vec<String> = if all_logs {
             snap.nodes.iter().map(|n| n.metadata.name.to_string()).collect()

@@ -64,6 +64,8 @@ fn subject_catalog(needles: &[String]) -> Result<Catalog> {
 /// Load the bundle once for objects, then scan node logs for the subject's identifiers.
 fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snapshot, Vec<String>)> {
     let mut opts = ingest_options(input)?;
+    // Everything about the subject, settled or not (its conditions, volumes and events).
+    opts.slim = false;
     let logs = opts.logs;
     opts.logs = false;
     let snap = unstuck_ingest::load(paths, &opts)?;

@@ -1,0 +1,85 @@
+//! Slimming (`Options::slim`, on for `diagnose` and `fix`) drops the conditions and volumes of settled
+//! pods and a bundle's events about them. It must never change a diagnosis: every example bundle and a
+//! generated bundle carrying every rule's incident give the same report with and without it, while the
+//! slimmed model really is smaller.
+
+mod common;
+use std::path::Path;
+
+use common::*;
+use unstuck_ingest::Options;
+use unstuck_report::Report;
+use unstuck_rules::Config;
+
+fn diagnosis(p: &Path, slim: bool) -> (serde_json::Value, unstuck_model::Snapshot) {
+    let snap = unstuck_ingest::load(&[p.to_path_buf()], &Options { slim, ..Options::default() })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = unstuck_rules::diagnose(&snap, &Config::default());
+    (serde_json::to_value(Report::new(&snap, d)).unwrap(), snap)
+}
+
+/// Same report; returns (settled pods slimmed, events not kept).
+fn same_report(p: &Path) -> (usize, usize) {
+    let (full, a) = diagnosis(p, false);
+    let (slim, b) = diagnosis(p, true);
+    assert_eq!(full, slim, "{}: slimming changed the diagnosis", p.display());
+    assert_eq!(a.pods.len(), b.pods.len(), "pods are slimmed, never dropped");
+    let slimmed = a.pods.iter().zip(&b.pods).filter(|(x, y)| x != y).count();
+    for (x, y) in a.pods.iter().zip(&b.pods).filter(|(x, y)| x != y) {
+        assert!(x.is_settled(), "{} changed but is not settled", x.key());
+        assert!(y.status.conditions.is_empty() && y.spec.volumes.is_empty());
+        assert_eq!((&x.metadata, &x.status.container_statuses), (&y.metadata, &y.status.container_statuses));
+    }
+    (slimmed, a.events.len() - b.events.len())
+}
+
+#[test]
+fn examples_give_the_same_report_slimmed() {
+    let mut slimmed = 0;
+    for e in std::fs::read_dir(root().join("examples")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            slimmed += same_report(&p).0;
+        }
+    }
+    assert!(slimmed > 0, "the examples have settled pods with conditions, so something must be slimmed");
+}
+
+#[test]
+fn every_rule_incident_gives_the_same_report_slimmed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("b");
+    unstuck_gen::scale::write(&unstuck_gen::scale::Params {
+        nodes: 100,
+        pods_per_node: 10,
+        log_bytes_per_node: 4_000,
+        namespaces: 5,
+        out: dir.clone(),
+    })
+    .unwrap();
+    let (slimmed, events) = same_report(&dir);
+    assert!(slimmed > 500, "most generated pods are settled: {slimmed}");
+    assert!(events > 0, "events about settled pods are not kept");
+    let (r, _) = diagnosis(&dir, true);
+    let rules: std::collections::BTreeSet<&str> =
+        r["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert!(rules.len() >= 12, "the generated bundle exercises many rules: {rules:?}");
+}
+
+#[test]
+fn timeline_of_a_settled_pod_keeps_its_conditions_and_events() {
+    // `timeline` reads without slimming: a healthy pod's conditions and events are on its axis.
+    let dir = example("mixed-cluster");
+    let (_, snap) = diagnosis(&dir, false);
+    let settled = snap
+        .pods
+        .iter()
+        .find(|p| p.is_settled() && !p.status.conditions.is_empty())
+        .expect("a settled pod with conditions");
+    let (code, out, err) = run(&["timeline", &settled.key(), dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for c in &settled.status.conditions {
+        let line = format!("condition {}={}", c.type_, c.status);
+        assert!(out.contains(&line), "{line} shown: {out}");
+    }
+}
