@@ -83,3 +83,42 @@ fn timeline_of_a_settled_pod_keeps_its_conditions_and_events() {
         assert!(out.contains(&line), "{line} shown: {out}");
     }
 }
+
+#[test]
+fn settled_pods_are_never_stuck_at_any_time() {
+    use jiff::SignedDuration;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("b");
+    let p = unstuck_gen::scale::Params {
+        nodes: 100,
+        pods_per_node: 5,
+        log_bytes_per_node: 0,
+        namespaces: 2,
+        out: dir.clone(),
+    };
+    unstuck_gen::scale::write(&p).unwrap();
+    let mut bundles = vec![dir];
+    for e in std::fs::read_dir(root().join("examples")).unwrap() {
+        bundles.push(e.unwrap().path());
+    }
+    let (mut settled, mut unsettled) = (0, 0);
+    for b in bundles.iter().filter(|b| b.is_dir()) {
+        let (_, snap) = diagnosis(b, false);
+        let now = snap.source.captured_at.unwrap();
+        for pod in &snap.pods {
+            if !pod.is_settled() {
+                unsettled += 1;
+                continue;
+            }
+            settled += 1;
+            for days in [-3650, -1, 0, 1, 3650] {
+                for after in [0, 300, 86_400] {
+                    let t = now + SignedDuration::from_hours(24 * days);
+                    let c = unstuck_rules::classify(pod, t, SignedDuration::from_secs(after));
+                    assert!(c.is_none(), "{} is settled but classified {:?} at {t}", pod.key(), c.map(|s| s.state));
+                }
+            }
+        }
+    }
+    assert!(settled > 400 && unsettled > 20, "both kinds present: {settled} settled, {unsettled} not");
+}
