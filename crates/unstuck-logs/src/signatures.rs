@@ -58,14 +58,15 @@ impl Catalog {
     }
 
     pub fn new(sigs: Vec<Signature>) -> Result<Catalog, SignatureError> {
-        let build = |kind| {
+        let build = |kind, pats: &[&str]| {
             AhoCorasick::builder()
                 .match_kind(kind)
-                .build(sigs.iter().map(|s| s.pattern.as_bytes()))
+                .build(pats)
                 .map_err(|e| SignatureError::Parse { file: "catalog".into(), msg: e.to_string() })
         };
-        let find = build(MatchKind::LeftmostFirst)?;
-        let all = build(MatchKind::Standard)?;
+        let patterns: Vec<&str> = sigs.iter().map(|s| s.pattern.as_str()).collect();
+        let find = build(MatchKind::LeftmostFirst, &finder_literals(&patterns))?;
+        let all = build(MatchKind::Standard, &patterns)?;
         Ok(Catalog { sigs, find, all })
     }
 
@@ -104,6 +105,67 @@ impl Catalog {
         }
         s
     }
+}
+
+/// How common a byte is in log text (higher: more common), for choosing where a finder literal starts.
+fn commonness(b: u8) -> u32 {
+    match b {
+        b' ' => 10,
+        b'e' | b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' | b'h' | b'l' | b'd' | b'c' | b'u' | b'0'..=b'9' => 8,
+        b':' | b'.' | b'-' | b'"' | b'=' | b'/' | b'_' | b',' => 7,
+        b'a'..=b'z' => 6,
+        b'A'..=b'Z' => 4,
+        _ => 3,
+    }
+}
+
+/// Teddy looks at a literal's first 4 bytes.
+const FINGERPRINT: usize = 4;
+/// A finder literal keeps at least this much of its pattern, so that it stays specific.
+const MIN_LITERAL: usize = 8;
+/// Teddy's buckets when it has at most 32 literals (it assigns literal `i` to bucket `7 - i % 8`).
+const BUCKETS: usize = 8;
+
+/// The literals the line finder searches for. Any substring of a pattern finds every line holding
+/// the pattern (each found line is then checked against the whole patterns), so each pattern is
+/// searched from where its first bytes are rarest in log text, and alike literals share a bucket of the
+/// SIMD searcher (Teddy), which then raises fewer false candidates: the scan runs ~40% faster than with
+/// the patterns as given (BENCHMARKS.md). Which lines match is unchanged; only speed depends on this.
+fn finder_literals<'p>(patterns: &[&'p str]) -> Vec<&'p str> {
+    let mut lits: Vec<&str> = patterns
+        .iter()
+        .map(|p| {
+            let b = p.as_bytes();
+            let last = b.len().saturating_sub(MIN_LITERAL.max(FINGERPRINT));
+            let start = (0..=last)
+                .filter(|&i| p.is_char_boundary(i) && i + FINGERPRINT <= b.len())
+                .min_by_key(|&i| (b[i..i + FINGERPRINT].iter().map(|&c| commonness(c)).sum::<u32>(), i))
+                .unwrap_or(0);
+            &p[start..]
+        })
+        .collect();
+    lits.sort_unstable();
+    lits.dedup();
+    // A literal holding another finds nothing more.
+    let all = lits.clone();
+    lits.retain(|l| !all.iter().any(|o| o != l && l.contains(o)));
+    if lits.len() > 4 * BUCKETS {
+        return lits;
+    }
+    // Sorted neighbours (alike first bytes) into the same bucket: literal j of the sorted list goes to
+    // position k * BUCKETS + g (group g, k-th in it), holes repeating the group's previous literal.
+    let per = lits.len().div_ceil(BUCKETS);
+    let mut slots: Vec<Option<&str>> = vec![None; per * BUCKETS];
+    for (j, lit) in lits.iter().enumerate() {
+        slots[(j % per) * BUCKETS + j / per] = Some(lit);
+    }
+    let mut out: Vec<&str> = Vec::with_capacity(slots.len());
+    for i in 0..slots.len() {
+        let g = i % BUCKETS;
+        let fill = slots[i].or_else(|| (g..i).step_by(BUCKETS).rev().find_map(|k| slots[k])).unwrap_or(lits[0]);
+        out.push(fill);
+    }
+    out
 }
 
 fn parse(file: &str, text: &str) -> Result<Vec<Signature>, SignatureError> {
@@ -156,6 +218,28 @@ mod tests {
         ] {
             assert!(c.signatures().iter().any(|s| s.id == id), "{id}");
         }
+    }
+
+    #[test]
+    fn every_pattern_holds_a_finder_literal() {
+        let c = Catalog::builtin();
+        let pats: Vec<&str> = c.signatures().iter().map(|s| s.pattern.as_str()).collect();
+        let lits = finder_literals(&pats);
+        assert!(lits.len() <= 4 * BUCKETS, "slim Teddy for the built-in catalog: {}", lits.len());
+        for p in &pats {
+            let l = lits.iter().find(|l| p.contains(**l)).unwrap_or_else(|| panic!("{p:?} has no literal"));
+            assert!(l.len() >= MIN_LITERAL.min(p.len()), "{l:?} too short for {p:?}");
+        }
+        // Every literal comes from a pattern (no line is found for nothing).
+        assert!(lits.iter().all(|l| pats.iter().any(|p| p.contains(l))));
+        // Odd shapes: short, multibyte, many.
+        let odd = ["abcd", "äöü-fehler", "x".repeat(40).leak()];
+        for p in finder_literals(&odd) {
+            assert!(odd.iter().any(|o| o.contains(p)));
+        }
+        let many: Vec<String> = (0..50).map(|i| format!("pattern number {i:03}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(finder_literals(&many).len(), 50);
     }
 
     #[test]
