@@ -18,6 +18,71 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
+/// A timestamp field (`null` or absent: `None`). The API writes `YYYY-MM-DDTHH:MM:SSZ`; that shape is
+/// read directly (a million timestamps at 150,000 pods), anything else goes to jiff's RFC 3339 parser,
+/// whose result and errors are the reference (`fast_timestamps_agree_with_jiff` checks both paths).
+pub fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Option<Time>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an RFC 3339 timestamp")
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_str(self)
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+            parse_time(s).map(Some).map_err(E::custom)
+        }
+    }
+    d.deserialize_option(V)
+}
+
+/// Parse an RFC 3339 timestamp, the API's own `YYYY-MM-DDTHH:MM:SSZ` shape without the general parser.
+pub fn parse_time(s: &str) -> Result<Time, jiff::Error> {
+    fast_utc_seconds(s.as_bytes()).map_or_else(|| s.parse::<Time>(), |secs| Time::from_second(secs))
+}
+
+/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SSZ` with every field in range, else `None`.
+fn fast_utc_seconds(b: &[u8]) -> Option<i64> {
+    if b.len() != 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'Z'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| {
+        b[r].iter().try_fold(0i64, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0')))
+    };
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    // Years far from today stay with jiff (its range ends inside year 9999).
+    if !(1000..=9000).contains(&y)
+        || !(1..=12).contains(&m)
+        || d < 1
+        || d > month_days[(m - 1) as usize]
+        || hh > 23
+        || mm > 59
+        || ss > 59
+    {
+        return None;
+    }
+    // Days from the civil date (proleptic Gregorian), March-based years.
+    let (yy, mo) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * mo + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
 /// A list where `null` means empty, stored at its exact length: serde grows vectors to a capacity of at
 /// least 4, and most lists in a pod (containers, owner references, volumes) hold one item (memory at scale).
 pub fn slim_vec<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
@@ -137,7 +202,9 @@ pub struct ObjectMeta {
     pub uid: Str,
     pub resource_version: Str,
     pub generation: i64,
+    #[serde(deserialize_with = "time")]
     pub creation_timestamp: Option<Time>,
+    #[serde(deserialize_with = "time")]
     pub deletion_timestamp: Option<Time>,
     pub deletion_grace_period_seconds: Option<i64>,
     #[serde(deserialize_with = "null_default")]
@@ -165,7 +232,9 @@ pub struct Condition {
     pub status: Str,
     pub reason: Str,
     pub message: Str,
+    #[serde(deserialize_with = "time")]
     pub last_transition_time: Option<Time>,
+    #[serde(deserialize_with = "time")]
     pub last_heartbeat_time: Option<Time>,
 }
 
@@ -306,6 +375,7 @@ pub struct PodStatus {
     pub container_statuses: Vec<ContainerStatus>,
     #[serde(deserialize_with = "slim_vec")]
     pub init_container_statuses: Vec<ContainerStatus>,
+    #[serde(deserialize_with = "time")]
     pub start_time: Option<Time>,
     #[serde(rename = "hostIP")]
     pub host_ip: Str,
@@ -343,6 +413,7 @@ pub struct StateWaiting {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct StateRunning {
+    #[serde(deserialize_with = "time")]
     pub started_at: Option<Time>,
 }
 
@@ -352,7 +423,9 @@ pub struct StateTerminated {
     pub reason: Str,
     pub message: Str,
     pub exit_code: i64,
+    #[serde(deserialize_with = "time")]
     pub started_at: Option<Time>,
+    #[serde(deserialize_with = "time")]
     pub finished_at: Option<Time>,
 }
 
@@ -465,6 +538,7 @@ pub struct Taint {
     pub key: Str,
     pub value: Str,
     pub effect: Str,
+    #[serde(deserialize_with = "time")]
     pub time_added: Option<Time>,
 }
 
@@ -510,8 +584,11 @@ pub struct Event {
     #[serde(rename = "type")]
     pub type_: Str,
     pub count: Option<i64>,
+    #[serde(deserialize_with = "time")]
     pub first_timestamp: Option<Time>,
+    #[serde(deserialize_with = "time")]
     pub last_timestamp: Option<Time>,
+    #[serde(deserialize_with = "time")]
     pub event_time: Option<Time>,
     pub source: EventSource,
     pub reporting_component: Str,
@@ -523,6 +600,7 @@ pub struct Event {
 pub struct EventMeta {
     pub name: Str,
     pub namespace: Str,
+    #[serde(deserialize_with = "time")]
     pub creation_timestamp: Option<Time>,
 }
 
@@ -675,6 +753,68 @@ pub struct Lease {
 #[serde(rename_all = "camelCase", default)]
 pub struct LeaseSpec {
     pub holder_identity: Option<Str>,
+    #[serde(deserialize_with = "time")]
     pub renew_time: Option<Time>,
     pub lease_duration_seconds: Option<i64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn jiff(s: &str) -> Result<Time, String> {
+        s.parse::<Time>().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn fast_timestamps_agree_with_jiff() {
+        for s in [
+            "2024-06-02T12:00:00Z",
+            "1970-01-01T00:00:00Z",
+            "2000-02-29T23:59:59Z",
+            "1900-02-29T00:00:00Z", // not a leap year: jiff's error
+            "2023-02-29T00:00:00Z",
+            "2024-13-01T00:00:00Z",
+            "2024-04-31T00:00:00Z",
+            "2024-06-02T24:00:00Z",
+            "2024-06-02T12:60:00Z",
+            "2016-12-31T23:59:60Z", // leap second: jiff decides
+            "0000-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+            "2024-06-02T12:00:00.123456Z",
+            "2024-06-02T12:00:00+02:00",
+            "2024-06-02 12:00:00Z",
+            "2024-6-02T12:00:00Z",
+        ] {
+            assert_eq!(parse_time(s).map_err(|e| e.to_string()), jiff(s), "{s}");
+        }
+        assert!(fast_utc_seconds(b"2024-06-02T12:00:00Z").is_some(), "the API's shape takes the fast path");
+    }
+
+    proptest! {
+        #[test]
+        fn any_api_shaped_timestamp_agrees_with_jiff(y in 0u32..10000, m in 0u32..14, d in 0u32..33, hh in 0u32..26, mm in 0u32..62, ss in 0u32..62) {
+            let s = format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z");
+            prop_assert_eq!(parse_time(&s).map_err(|e| e.to_string()), jiff(&s), "{}", s);
+        }
+
+        #[test]
+        fn any_string_agrees_with_jiff(s in "[0-9TZ:.+-]{0,24}") {
+            prop_assert_eq!(parse_time(&s).map_err(|e| e.to_string()), jiff(&s));
+        }
+    }
+
+    #[test]
+    fn time_fields_read_null_absent_and_bad_values() {
+        let c: Condition = serde_json::from_str(
+            r#"{"type":"Ready","lastTransitionTime":"2024-06-02T12:00:00Z","lastHeartbeatTime":null}"#,
+        )
+        .unwrap();
+        assert_eq!(c.last_transition_time, Some("2024-06-02T12:00:00Z".parse().unwrap()));
+        assert_eq!(c.last_heartbeat_time, None);
+        let e = serde_json::from_str::<Condition>(r#"{"lastTransitionTime":"2024-02-30T00:00:00Z"}"#).unwrap_err();
+        assert!(e.to_string().contains("line 1"), "{e}");
+        assert!(serde_json::from_str::<Condition>(r#"{"lastTransitionTime":5}"#).is_err());
+    }
 }
