@@ -46,7 +46,7 @@ pub fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
 
 /// Parse an RFC 3339 timestamp, the API's own `YYYY-MM-DDTHH:MM:SSZ` shape without the general parser.
 pub fn parse_time(s: &str) -> Result<Time, jiff::Error> {
-    fast_utc_seconds(s.as_bytes()).map_or_else(|| s.parse::<Time>(), |secs| Time::from_second(secs))
+    fast_utc_seconds(s.as_bytes()).map_or_else(|| s.parse::<Time>(), Time::from_second)
 }
 
 /// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SSZ` with every field in range, else `None`.
