@@ -31,7 +31,7 @@ out=bench-data/results-n${NODES}.txt
 } | tee "$out"
 # Warm the page cache once so every command reads from memory alike.
 find "$DATA" -type f -exec cat {} + > /dev/null
-hyperfine --warmup 1 --runs 3 --export-markdown bench-data/hyperfine-full.md \
+hyperfine --warmup 1 --runs 5 --export-markdown bench-data/hyperfine-full.md \
   -n "cat (I/O floor)" "find $DATA -type f -exec cat {} + > /dev/null" \
   -n "unstuck diagnose" "$U diagnose $DATA -o json > /dev/null; test \$? -le 1" \
   -n "jq Terminating + rg -F -f signatures" "jq -c '.items[] | select(.metadata.deletionTimestamp != null) | .metadata.name' $DATA/*/pods.json > /dev/null; rg -c -F -f $PAT $DATA/_nodes > /dev/null; true" \
