@@ -49,13 +49,22 @@ fn node_signals<'a>(h: &NodeHealth<'a>) -> Vec<&'a unstuck_model::LogHit> {
     h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none()).collect()
 }
 
+/// A command that returns only when the runtime answers.
+fn runtime_probe(runtime: &str) -> &'static str {
+    if runtime == "docker" {
+        "timeout 10 docker ps"
+    } else {
+        "timeout 10 crictl ps"
+    }
+}
+
 fn restart_runtime(node: &str, runtime: &str) -> StepDraft {
     let svc = match runtime {
         "docker" => "docker",
         "cri-o" => "crio",
         _ => "containerd",
     };
-    let probe = if runtime == "docker" { "timeout 10 docker ps" } else { "timeout 10 crictl ps" };
+    let probe = runtime_probe(runtime);
     StepDraft::host(
         node,
         format!("Check the runtime answers; if it hangs, restart {svc} and then the kubelet"),
@@ -97,7 +106,10 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         pod,
         &mut steps,
         Some("only once the runtime has killed the containers, or the node has been rebooted"),
-        Some(format!("the runtime on node {node} answers again or the node was rebooted (step 2)")),
+        Some(format!(
+            "the runtime on node {node} answers again (`{}` returns) or the node was rebooted",
+            runtime_probe(h.runtime())
+        )),
     );
     Some(Cause {
         severity: None,

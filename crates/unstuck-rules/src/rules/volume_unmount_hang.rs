@@ -104,7 +104,10 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         pod,
         &mut steps,
         None,
-        Some(format!("the pod's volumes on node {node} are unmounted (the steps above)")),
+        Some(format!(
+            "the pod's volumes on node {node} are unmounted (`mount | grep {}` prints nothing)",
+            pod.metadata.uid
+        )),
     );
     Some(Cause {
         severity: None,
