@@ -140,7 +140,11 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
             if c.opts.slim {
                 // Per file: what a slimmed pod drops is freed before the next file is parsed, and the
                 // allocator hands that memory out again instead of touching fresh pages.
-                pods.iter_mut().for_each(|p| _ = p.slim());
+                for p in pods.iter_mut() {
+                    if let Some(t) = p.slim() {
+                        s.note_dropped(t);
+                    }
+                }
             }
             s.pods.extend(pods);
         }
@@ -148,7 +152,13 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
             let cap = c.opts.limits.max_events_per_file;
             let (mut events, dropped) = parse_list_capped::<Box<Event>>(path, bytes, "EventList", cap)?;
             if let Some(settled) = &c.settled {
-                events.retain(|e| !is_about_settled(e, settled));
+                events.retain(|e| {
+                    let keep = !is_about_settled(e, settled);
+                    if !keep {
+                        c.snap.note_dropped(e.time());
+                    }
+                    keep
+                });
             }
             c.snap.events.extend(events);
             if dropped > 0 {
@@ -246,7 +256,9 @@ fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) ->
             }
             let mut pod: Box<Pod> = conv(path, idx, &kind, v)?;
             if c.opts.slim {
-                pod.slim();
+                if let Some(t) = pod.slim() {
+                    s.note_dropped(t);
+                }
             }
             s.pods.push(pod);
             "pods"

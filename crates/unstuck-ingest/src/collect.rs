@@ -335,6 +335,7 @@ impl Collector<'_> {
         s.pvcs.append(&mut t.pvcs);
         s.leases.append(&mut t.leases);
         s.source.warnings.append(&mut t.source.warnings);
+        s.note_dropped(t.dropped_newest);
         self.kinds.append(&mut o.kinds);
     }
 }

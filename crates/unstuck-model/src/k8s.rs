@@ -463,14 +463,16 @@ impl Pod {
         }
     }
     /// Drop what diagnosis never reads of a settled pod (its conditions and volumes); identity, owners,
-    /// labels, node, containers and container IDs (log attribution) stay. Returns whether it was slimmed.
-    pub fn slim(&mut self) -> bool {
+    /// labels, node, containers and container IDs (log attribution) stay. Returns `None` if the pod is not
+    /// settled, else the newest time among what was dropped (the fallback capture time must not change).
+    pub fn slim(&mut self) -> Option<Option<Time>> {
         if !self.is_settled() {
-            return false;
+            return None;
         }
+        let newest = self.status.conditions.iter().filter_map(|c| c.last_transition_time).max();
         self.status.conditions = Vec::new();
         self.spec.volumes = Vec::new();
-        true
+        Some(newest)
     }
     /// The runtime container IDs (`docker://…`, `containerd://…`) without the scheme.
     pub fn container_ids(&self) -> impl Iterator<Item = &str> {

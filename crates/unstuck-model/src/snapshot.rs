@@ -57,9 +57,19 @@ pub struct Snapshot {
     /// Whole pod objects as read, kept only when asked for (the upgrade predictor needs full container specs).
     pub raw_pods: Vec<serde_json::Value>,
     pub source: Source,
+    /// The newest timestamp among what slimming dropped (settled pods' conditions, events about them),
+    /// so that the fallback capture time does not depend on slimming.
+    pub dropped_newest: Option<Time>,
 }
 
 impl Snapshot {
+    /// Note the time of something dropped by slimming (see `dropped_newest`).
+    pub fn note_dropped(&mut self, t: Option<Time>) {
+        if t > self.dropped_newest {
+            self.dropped_newest = t;
+        }
+    }
+
     /// The newest timestamp any object carries: the fallback capture time.
     pub fn newest_timestamp(&self) -> Option<Time> {
         let mut best: Option<Time> = None;
@@ -92,6 +102,7 @@ impl Snapshot {
         for l in &self.leases {
             see(l.spec.renew_time);
         }
+        see(self.dropped_newest);
         best
     }
 

@@ -122,3 +122,34 @@ fn settled_pods_are_never_stuck_at_any_time() {
     }
     assert!(settled > 400 && unsettled > 20, "both kinds present: {settled} settled, {unsettled} not");
 }
+
+#[test]
+fn capture_time_from_the_newest_timestamp_does_not_depend_on_slimming() {
+    // A plain dump (no manifest, no leases): the newest timestamp is an event about a settled pod, the
+    // next newest that pod's Ready transition; both are dropped by slimming, the capture time must stay.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::create_dir_all(d.join("default")).unwrap();
+    let node = serde_json::json!({"kind": "NodeList", "items": [{"metadata": {"name": "n1", "uid": "11111111-1111-1111-1111-111111111111"},
+        "status": {"conditions": [{"type": "Ready", "status": "True", "lastHeartbeatTime": "2024-06-03T10:00:00Z", "lastTransitionTime": "2024-06-01T00:00:00Z"}]}}]});
+    let uid = "22222222-2222-2222-2222-222222222222";
+    let pods = serde_json::json!({"kind": "PodList", "items": [{"metadata": {"name": "web", "namespace": "default", "uid": uid, "creationTimestamp": "2024-06-01T00:00:00Z"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2024-06-03T11:00:00Z"}],
+            "containerStatuses": [{"name": "c", "ready": true, "state": {"running": {"startedAt": "2024-06-01T00:00:05Z"}}}]}}]});
+    let events = serde_json::json!({"kind": "EventList", "items": [{"metadata": {"name": "web.1", "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": uid},
+        "reason": "Pulled", "type": "Normal", "lastTimestamp": "2024-06-03T11:30:00Z"}]});
+    std::fs::write(d.join("nodes.json"), node.to_string()).unwrap();
+    std::fs::write(d.join("default/pods.json"), pods.to_string()).unwrap();
+    std::fs::write(d.join("default/events.json"), events.to_string()).unwrap();
+    let (_, full) = diagnosis(d, false);
+    let (_, slim) = diagnosis(d, true);
+    assert!(slim.events.is_empty() && slim.pods[0].status.conditions.is_empty(), "slimmed");
+    assert_eq!(full.source.captured_at, Some("2024-06-03T11:30:00Z".parse().unwrap()));
+    assert_eq!(slim.source.captured_at, full.source.captured_at);
+    // Without the event, the dropped Ready transition is the newest.
+    std::fs::write(d.join("default/events.json"), r#"{"kind": "EventList", "items": []}"#).unwrap();
+    let (_, slim) = diagnosis(d, true);
+    assert_eq!(slim.source.captured_at, Some("2024-06-03T11:00:00Z".parse().unwrap()));
+}
