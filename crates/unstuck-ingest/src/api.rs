@@ -131,36 +131,23 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
                     path: path.into(),
                     msg: format!("pod {i}: {}", strip_location(e.to_string())),
                 })?;
-                c.snap.pods.push(Box::new(pod));
+                c.add_pod(Box::new(pod));
                 c.snap.raw_pods.push(v);
             }
         }
-        "pods" => {
-            let mut pods = parse_list::<Box<Pod>>(path, bytes, "PodList")?;
-            if c.opts.slim {
-                // Per file: what a slimmed pod drops is freed before the next file is parsed, and the
-                // allocator hands that memory out again instead of touching fresh pages.
-                for p in pods.iter_mut() {
-                    if let Some(t) = p.slim() {
-                        s.note_dropped(t);
-                    }
-                }
-            }
-            s.pods.extend(pods);
-        }
+        // Per file: what a slimmed pod drops is freed before the next file is parsed, and the allocator
+        // hands that memory out again instead of touching fresh pages.
+        "pods" => parse_list::<Box<Pod>>(path, bytes, "PodList")?.into_iter().for_each(|p| c.add_pod(p)),
         "events" => {
             let cap = c.opts.limits.max_events_per_file;
-            let (mut events, dropped) = parse_list_capped::<Box<Event>>(path, bytes, "EventList", cap)?;
-            if let Some(settled) = &c.settled {
-                events.retain(|e| {
-                    let keep = !is_about_settled(e, settled);
-                    if !keep {
-                        c.snap.note_dropped(e.time());
-                    }
-                    keep
-                });
+            let (events, dropped) = parse_list_capped::<Box<Event>>(path, bytes, "EventList", cap)?;
+            for e in events {
+                if c.settled.as_ref().is_some_and(|s| is_about_settled(&e, s)) {
+                    c.snap.note_dropped(e.time());
+                } else {
+                    c.snap.events.push(e);
+                }
             }
-            c.snap.events.extend(events);
             if dropped > 0 {
                 c.warn(format!(
                     "{path}: {dropped} events beyond the first {cap} were read but not kept (limit max_events_per_file)"
@@ -189,21 +176,7 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
 
 /// A pod UID (a UUID) as a number, for a compact set of settled pods; `None` for anything else.
 pub(crate) fn uid_bits(uid: &str) -> Option<u128> {
-    let b = uid.as_bytes();
-    if b.len() != 36 {
-        return None;
-    }
-    let mut v: u128 = 0;
-    for (i, &ch) in b.iter().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            if ch != b'-' {
-                return None;
-            }
-            continue;
-        }
-        v = (v << 4) | (ch as char).to_digit(16)? as u128;
-    }
-    Some(v)
+    uuid::Uuid::try_parse(uid).ok().map(|u| u.as_u128())
 }
 
 /// An event about a pod in `settled` (matched by UID; events without one are kept).
@@ -254,13 +227,7 @@ fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) ->
             if c.opts.raw_pods {
                 s.raw_pods.push(v.clone());
             }
-            let mut pod: Box<Pod> = conv(path, idx, &kind, v)?;
-            if c.opts.slim {
-                if let Some(t) = pod.slim() {
-                    s.note_dropped(t);
-                }
-            }
-            s.pods.push(pod);
+            c.add_pod(conv(path, idx, &kind, v)?);
             "pods"
         }
         "Event" => {

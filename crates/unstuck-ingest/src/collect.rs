@@ -33,6 +33,8 @@ pub struct Collector<'o> {
     clock: bool,
     /// With `Options::slim`: UIDs of the bundle's settled pods, whose events are not kept.
     pub(crate) settled: Option<Arc<FxHashSet<u128>>>,
+    /// With `Options::slim`: UIDs of the settled pods this collector slimmed.
+    slimmed: Vec<u128>,
 }
 
 impl<'o> Collector<'o> {
@@ -46,6 +48,7 @@ impl<'o> Collector<'o> {
             bundle: false,
             clock: false,
             settled: None,
+            slimmed: Vec::new(),
         }
     }
 
@@ -83,6 +86,16 @@ impl<'o> Collector<'o> {
         } else {
             self.snap.source.path.push_str(&format!(", {}", p.display()));
         }
+    }
+
+    /// Keep a pod; with `Options::slim`, a settled pod slimmed (`Pod::slim`) and its UID noted.
+    pub(crate) fn add_pod(&mut self, mut pod: Box<unstuck_model::Pod>) {
+        if self.opts.slim && pod.is_settled() {
+            let t = pod.slim();
+            self.snap.note_dropped(t);
+            self.slimmed.extend(api::uid_bits(&pod.metadata.uid));
+        }
+        self.snap.pods.push(pod);
     }
 
     pub(crate) fn warn(&mut self, w: String) {
@@ -270,24 +283,14 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
             // Events last when slimming: which pods are settled must be known before their events are read.
             let (events, rest): (Vec<usize>, Vec<usize>) =
                 (0..api_files.len()).partition(|&i| opts.slim && api_files[i].1 == "events");
-            let mut out: Vec<Option<Result<Collector, IngestError>>> = (0..api_files.len()).map(|_| None).collect();
-            let first: Parsed = rest.par_iter().map(|&i| parse(&api_files[i], None)).collect();
-            let settled: Arc<FxHashSet<u128>> = Arc::new(
-                first
-                    .iter()
-                    .filter(|_| !events.is_empty())
-                    .flatten()
-                    .flat_map(|part| &part.snap.pods)
-                    .filter(|p| p.is_settled())
-                    .filter_map(|p| api::uid_bits(&p.metadata.uid))
-                    .collect(),
-            );
-            let second: Parsed = events.par_iter().map(|&i| parse(&api_files[i], Some(&settled))).collect();
-            for (i, r) in rest.into_iter().zip(first).chain(events.into_iter().zip(second)) {
-                out[i] = Some(r);
-            }
+            let mut parts: Vec<(usize, Result<Collector, IngestError>)> =
+                rest.par_iter().map(|&i| (i, parse(&api_files[i], None))).collect();
+            let settled: Arc<FxHashSet<u128>> =
+                Arc::new(parts.iter().filter_map(|(_, r)| r.as_ref().ok()).flat_map(|p| &p.slimmed).copied().collect());
+            parts.par_extend(events.par_iter().map(|&i| (i, parse(&api_files[i], Some(&settled)))));
+            parts.sort_unstable_by_key(|(i, _)| *i);
             tracing::debug!(api = ?t.elapsed(), settled = settled.len(), "branch");
-            out.into_iter().flatten().collect()
+            parts.into_iter().map(|(_, r)| r).collect()
         },
         || {
             let t = std::time::Instant::now();

@@ -21,7 +21,7 @@ where
 /// A timestamp field (`null` or absent: `None`). The API writes `YYYY-MM-DDTHH:MM:SSZ`; that shape is
 /// read directly (a million timestamps at 150,000 pods), anything else goes to jiff's RFC 3339 parser,
 /// whose result and errors are the reference (`fast_timestamps_agree_with_jiff` checks both paths).
-pub fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
+fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
     struct V;
     impl<'de> serde::de::Visitor<'de> for V {
         type Value = Option<Time>;
@@ -45,7 +45,7 @@ pub fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
 }
 
 /// Parse an RFC 3339 timestamp, the API's own `YYYY-MM-DDTHH:MM:SSZ` shape without the general parser.
-pub fn parse_time(s: &str) -> Result<Time, jiff::Error> {
+fn parse_time(s: &str) -> Result<Time, jiff::Error> {
     fast_utc_seconds(s.as_bytes()).map_or_else(|| s.parse::<Time>(), Time::from_second)
 }
 
@@ -463,16 +463,14 @@ impl Pod {
         }
     }
     /// Drop what diagnosis never reads of a settled pod (its conditions and volumes); identity, owners,
-    /// labels, node, containers and container IDs (log attribution) stay. Returns `None` if the pod is not
-    /// settled, else the newest time among what was dropped (the fallback capture time must not change).
-    pub fn slim(&mut self) -> Option<Option<Time>> {
-        if !self.is_settled() {
-            return None;
-        }
+    /// labels, node, containers and container IDs (log attribution) stay. Returns the newest time among
+    /// what was dropped (the fallback capture time must not change).
+    pub fn slim(&mut self) -> Option<Time> {
+        debug_assert!(self.is_settled(), "only settled pods are slimmed");
         let newest = self.status.conditions.iter().filter_map(|c| c.last_transition_time).max();
         self.status.conditions = Vec::new();
         self.spec.volumes = Vec::new();
-        Some(newest)
+        newest
     }
     /// The runtime container IDs (`docker://…`, `containerd://…`) without the scheme.
     pub fn container_ids(&self) -> impl Iterator<Item = &str> {

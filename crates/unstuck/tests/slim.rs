@@ -69,18 +69,33 @@ fn every_rule_incident_gives_the_same_report_slimmed() {
 #[test]
 fn timeline_of_a_settled_pod_keeps_its_conditions_and_events() {
     // `timeline` reads without slimming: a healthy pod's conditions and events are on its axis.
-    let dir = example("mixed-cluster");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("b");
+    let p = unstuck_gen::scale::Params {
+        nodes: 60,
+        pods_per_node: 2,
+        log_bytes_per_node: 0,
+        namespaces: 1,
+        out: dir.clone(),
+    };
+    unstuck_gen::scale::write(&p).unwrap();
     let (_, snap) = diagnosis(&dir, false);
-    let settled = snap
+    let ix = snap.index();
+    let (settled, events) = snap
         .pods
         .iter()
-        .find(|p| p.is_settled() && !p.status.conditions.is_empty())
-        .expect("a settled pod with conditions");
+        .filter(|p| p.is_settled() && !p.status.conditions.is_empty())
+        .map(|p| (p, ix.pod_events(p)))
+        .find(|(_, e)| !e.is_empty())
+        .expect("a settled pod with conditions and events");
     let (code, out, err) = run(&["timeline", &settled.key(), dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     for c in &settled.status.conditions {
         let line = format!("condition {}={}", c.type_, c.status);
         assert!(out.contains(&line), "{line} shown: {out}");
+    }
+    for e in events {
+        assert!(out.contains(e.reason.as_str()) && out.contains(e.message.as_str()), "event {e:?} shown: {out}");
     }
 }
 
