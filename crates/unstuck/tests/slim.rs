@@ -4,7 +4,7 @@
 //! slimmed model really is smaller.
 
 mod common;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::*;
 use unstuck_ingest::Options;
@@ -16,6 +16,20 @@ fn diagnosis(p: &Path, slim: bool) -> (serde_json::Value, unstuck_model::Snapsho
         .unwrap_or_else(|e| panic!("{e}"));
     let d = unstuck_rules::diagnose(&snap, &Config::default());
     (serde_json::to_value(Report::new(&snap, d)).unwrap(), snap)
+}
+
+/// A generated bundle (every rule's incident on a fixed share of nodes) in a temporary directory.
+fn generated(
+    nodes: usize,
+    pods_per_node: usize,
+    log_bytes_per_node: usize,
+    namespaces: usize,
+) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("b");
+    let p = unstuck_gen::scale::Params { nodes, pods_per_node, log_bytes_per_node, namespaces, out: out.clone() };
+    unstuck_gen::scale::write(&p).unwrap();
+    (tmp, out)
 }
 
 /// Same report; returns (settled pods slimmed, events not kept).
@@ -47,16 +61,7 @@ fn examples_give_the_same_report_slimmed() {
 
 #[test]
 fn every_rule_incident_gives_the_same_report_slimmed() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("b");
-    unstuck_gen::scale::write(&unstuck_gen::scale::Params {
-        nodes: 100,
-        pods_per_node: 10,
-        log_bytes_per_node: 4_000,
-        namespaces: 5,
-        out: dir.clone(),
-    })
-    .unwrap();
+    let (_tmp, dir) = generated(100, 10, 4_000, 5);
     let (slimmed, events) = same_report(&dir);
     assert!(slimmed > 500, "most generated pods are settled: {slimmed}");
     assert!(events > 0, "events about settled pods are not kept");
@@ -69,16 +74,7 @@ fn every_rule_incident_gives_the_same_report_slimmed() {
 #[test]
 fn timeline_of_a_settled_pod_keeps_its_conditions_and_events() {
     // `timeline` reads without slimming: a healthy pod's conditions and events are on its axis.
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("b");
-    let p = unstuck_gen::scale::Params {
-        nodes: 60,
-        pods_per_node: 2,
-        log_bytes_per_node: 0,
-        namespaces: 1,
-        out: dir.clone(),
-    };
-    unstuck_gen::scale::write(&p).unwrap();
+    let (_tmp, dir) = generated(60, 2, 0, 1);
     let (_, snap) = diagnosis(&dir, false);
     let ix = snap.index();
     let (settled, events) = snap
@@ -102,16 +98,7 @@ fn timeline_of_a_settled_pod_keeps_its_conditions_and_events() {
 #[test]
 fn settled_pods_are_never_stuck_at_any_time() {
     use jiff::SignedDuration;
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("b");
-    let p = unstuck_gen::scale::Params {
-        nodes: 100,
-        pods_per_node: 5,
-        log_bytes_per_node: 0,
-        namespaces: 2,
-        out: dir.clone(),
-    };
-    unstuck_gen::scale::write(&p).unwrap();
+    let (_tmp, dir) = generated(100, 5, 0, 2);
     let mut bundles = vec![dir];
     for e in std::fs::read_dir(root().join("examples")).unwrap() {
         bundles.push(e.unwrap().path());
