@@ -79,13 +79,11 @@ fn is_yaml(path: &str) -> bool {
     path.ends_with(".yaml") || path.ends_with(".yml")
 }
 
-/// Deserialize JSON with sonic-rs (SIMD whitespace and string scanning: kubectl's dumps are ~40%
-/// indentation), falling back to serde_json for the error, so messages and positions stay serde_json's.
-/// Whatever sonic-rs accepts, serde_json reads the same way; sonic-rs refuses a little more (invalid
-/// UTF-8 inside skipped fields), and then serde_json decides. So the reader accepts exactly what
-/// serde_json accepts (the `json_front_ends_agree` tests and the `dump_list` fuzz target check it).
+/// Deserialize JSON with the fast reader ([`crate::json`], built for kubectl's indented dumps), falling
+/// back to serde_json when it refuses, so what is accepted, the objects read and every error message
+/// (with line and column) are serde_json's.
 pub(crate) fn from_json_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
-    match sonic_rs::from_slice(bytes) {
+    match crate::json::from_slice(bytes) {
         Ok(v) => Ok(v),
         Err(_) => serde_json::from_slice(bytes),
     }
@@ -322,20 +320,21 @@ mod tests {
     use super::*;
     use unstuck_model::{Event, Node, Pod};
 
-    /// Whatever the SIMD front end accepts, serde_json reads the same way; the reader's answer
-    /// (objects or error) is always serde_json's.
-    fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(bytes: &[u8]) {
-        let simd = sonic_rs::from_slice::<List<T>>(bytes).map(|l| l.items.0);
+    /// Whatever the fast reader accepts, serde_json reads the same way; the reader's answer (objects
+    /// or error) is always serde_json's. Returns whether the fast reader accepted.
+    fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(bytes: &[u8]) -> bool {
+        let fast = crate::json::from_slice::<List<T>>(bytes).map(|l| l.items.0);
         let reference = serde_json::from_slice::<List<T>>(bytes).map(|l| l.items.0);
-        if let Ok(a) = &simd {
+        if let Ok(a) = &fast {
             match &reference {
                 Ok(b) => assert_eq!(a, b),
-                Err(e) => panic!("sonic-rs accepted {:?}, serde_json refused: {e}", String::from_utf8_lossy(bytes)),
+                Err(e) => panic!("fast reader accepted {:?}, serde_json refused: {e}", String::from_utf8_lossy(bytes)),
             }
         }
         // And the public path gives serde_json's answer, errors included.
         let ours = from_json_slice::<List<T>>(bytes).map(|l| l.items.0).map_err(|e| e.to_string());
         assert_eq!(ours, reference.map_err(|e| e.to_string()));
+        fast.is_ok()
     }
 
     #[test]
@@ -351,11 +350,13 @@ mod tests {
             }
             for f in files.into_iter().filter(|f| f.is_file()) {
                 let b = std::fs::read(&f).unwrap();
-                match f.file_name().unwrap().to_str().unwrap() {
+                let fast = match f.file_name().unwrap().to_str().unwrap() {
                     "nodes.json" => agree::<Node>(&b),
                     "pods.json" => agree::<Pod>(&b),
                     _ => agree::<Event>(&b),
-                }
+                };
+                // kubectl's own output never needs the fallback.
+                assert!(fast, "{}: the fast reader refused", f.display());
                 n += 1;
             }
         }
@@ -381,11 +382,13 @@ mod tests {
             b"{\"items\": [{\"status\": {\"conditions\": [{\"type\": \"Ready\", \"lastTransitionTime\": \"yesterday\"}]}}]}",
             b"[1, 2, 3]",
             b"{\"items\": [{\"metadata\": {\"labels\": {\"a\": \"b\", \"a\": \"c\"}}}]}",
-            // Invalid UTF-8 in a skipped field: sonic-rs refuses, serde_json (and so the reader) accepts.
+            // Invalid UTF-8 in a skipped field: the fast reader refuses, serde_json (and so the reader) accepts.
             b"{\"kind\": \"PodLis\xff\xfft\", \"items\": []}",
         ];
         for c in cases {
             agree::<Pod>(c);
         }
+        // A well-formed list of the API's shape is read by the fast reader itself.
+        assert!(agree::<Pod>(b"{\"kind\": \"PodList\", \"items\": [{\"metadata\": {\"name\": \"a\"}}]}"));
     }
 }

@@ -9,6 +9,7 @@ mod api;
 mod archive;
 mod collect;
 mod error;
+pub mod json;
 mod logs;
 
 use std::path::{Path, PathBuf};

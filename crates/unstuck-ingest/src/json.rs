@@ -1,0 +1,786 @@
+//! The bundle's JSON reader: a serde `Deserializer` over a byte slice, built for kubectl's indented
+//! dumps (runs of indentation skipped eight bytes at a time, strings scanned eight bytes at a time,
+//! values the model does not keep skipped without building anything).
+//!
+//! It accepts nothing serde_json refuses and reads everything it accepts to the same values: whatever
+//! it does not handle exactly like serde_json — invalid UTF-8 anywhere in the input, numbers with a
+//! fraction or an exponent, `-0`, integers beyond 64 bits, lone surrogates in kept strings, nesting
+//! deeper than [`MAX_DEPTH`], any syntax or type error — it refuses, and the caller then asks
+//! serde_json, whose answer (objects or error message with line and column) is final. The unit tests
+//! below and the `dump_list` fuzz target check that contract.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
+
+/// Why the fast reader stopped; never shown to a user (serde_json's error is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused;
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("input not read by the fast JSON reader")
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl de::Error for Refused {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Refused
+    }
+}
+
+type R<T> = Result<T, Refused>;
+
+/// Nesting deeper than this is refused (serde_json's own limit is 128).
+pub const MAX_DEPTH: u32 = 100;
+
+/// Read one JSON document into `T`, or refuse (see the module documentation).
+pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Refused> {
+    let text = std::str::from_utf8(bytes).map_err(|_| Refused)?;
+    let mut r = Reader { text, i: 0, depth: 0, scratch: String::new() };
+    let v = T::deserialize(&mut r)?;
+    match r.peek_non_ws() {
+        None => Ok(v),
+        Some(_) => Err(Refused),
+    }
+}
+
+struct Reader<'de> {
+    text: &'de str,
+    i: usize,
+    depth: u32,
+    scratch: String,
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Bytes of `x` that end or interrupt a plain string run: `"`, `\` or a control character (< 0x20).
+/// Only the lowest flagged byte is exact (borrows may flag bytes above it), which is all we use.
+#[inline(always)]
+fn specials(x: u64) -> u64 {
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    zero(x ^ (ONES * u64::from(b'"')))
+        | zero(x ^ (ONES * u64::from(b'\\')))
+        | (x.wrapping_sub(ONES * 0x20) & !x & HIGHS)
+}
+
+#[inline(always)]
+fn hex4(b: &[u8]) -> Option<u32> {
+    let mut v = 0u32;
+    for &c in b.get(..4)? {
+        v = v * 16 + (c as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+impl<'de> Reader<'de> {
+    #[inline(always)]
+    fn bytes(&self) -> &'de [u8] {
+        self.text.as_bytes()
+    }
+
+    /// The next byte that is not JSON whitespace, not consumed; `None` at the end of input.
+    #[inline(always)]
+    fn peek_non_ws(&mut self) -> Option<u8> {
+        let b = self.bytes();
+        loop {
+            let c = *b.get(self.i)?;
+            match c {
+                b' ' | b'\r' | b'\t' => self.i += 1,
+                b'\n' => {
+                    self.i += 1;
+                    // Indentation: eight spaces at a time.
+                    while let Some(chunk) = b.get(self.i..self.i + 8) {
+                        if chunk != b"        " {
+                            break;
+                        }
+                        self.i += 8;
+                    }
+                }
+                _ => return Some(c),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn next_non_ws(&mut self) -> R<u8> {
+        self.peek_non_ws().ok_or(Refused)
+    }
+
+    #[inline(always)]
+    fn eat(&mut self, c: u8) -> R<()> {
+        if self.next_non_ws()? == c {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(Refused)
+        }
+    }
+
+    #[inline(always)]
+    fn literal(&mut self, word: &[u8]) -> R<()> {
+        if self.bytes().get(self.i..self.i + word.len()) == Some(word) {
+            self.i += word.len();
+            Ok(())
+        } else {
+            Err(Refused)
+        }
+    }
+
+    /// Advance over plain string bytes (anything but `"`, `\` and control characters).
+    #[inline(always)]
+    fn plain_run(&mut self) {
+        let b = self.bytes();
+        let mut i = self.i;
+        while let Some(chunk) = b.get(i..i + 8) {
+            let m = specials(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+            if m != 0 {
+                self.i = i + (m.trailing_zeros() / 8) as usize;
+                return;
+            }
+            i += 8;
+        }
+        while let Some(&c) = b.get(i) {
+            if c == b'"' || c == b'\\' || c < 0x20 {
+                break;
+            }
+            i += 1;
+        }
+        self.i = i;
+    }
+
+    /// A string whose opening quote was consumed: borrowed from the input when it has no escapes,
+    /// else decoded into the scratch buffer (`None` is returned then; read `self.scratch`).
+    #[inline(always)]
+    fn string(&mut self) -> R<Option<&'de str>> {
+        let start = self.i;
+        self.plain_run();
+        match self.bytes().get(self.i) {
+            Some(b'"') => {
+                let s = self.text.get(start..self.i).ok_or(Refused)?;
+                self.i += 1;
+                Ok(Some(s))
+            }
+            Some(b'\\') => {
+                self.scratch.clear();
+                self.scratch.push_str(self.text.get(start..self.i).ok_or(Refused)?);
+                self.escaped_rest()?;
+                Ok(None)
+            }
+            _ => Err(Refused),
+        }
+    }
+
+    /// The rest of a string from a backslash on, decoded into `scratch`.
+    fn escaped_rest(&mut self) -> R<()> {
+        loop {
+            let b = self.bytes();
+            match b.get(self.i) {
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    let e = *b.get(self.i + 1).ok_or(Refused)?;
+                    self.i += 2;
+                    let c = match e {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => self.unicode_escape()?,
+                        _ => return Err(Refused),
+                    };
+                    self.scratch.push(c);
+                }
+                Some(_) => {
+                    let start = self.i;
+                    self.plain_run();
+                    if self.i == start {
+                        return Err(Refused); // a control character
+                    }
+                    self.scratch.push_str(self.text.get(start..self.i).ok_or(Refused)?);
+                }
+                None => return Err(Refused),
+            }
+        }
+    }
+
+    /// `XXXX` after `\u` (a surrogate pair as two escapes); lone surrogates are refused.
+    fn unicode_escape(&mut self) -> R<char> {
+        let b = self.bytes();
+        let hi = hex4(b.get(self.i..).ok_or(Refused)?).ok_or(Refused)?;
+        self.i += 4;
+        let code = match hi {
+            0xD800..=0xDBFF => {
+                if b.get(self.i..self.i + 2) != Some(b"\\u") {
+                    return Err(Refused);
+                }
+                let lo = hex4(b.get(self.i + 2..).ok_or(Refused)?).ok_or(Refused)?;
+                if !(0xDC00..=0xDFFF).contains(&lo) {
+                    return Err(Refused);
+                }
+                self.i += 6;
+                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+            }
+            0xDC00..=0xDFFF => return Err(Refused),
+            c => c,
+        };
+        char::from_u32(code).ok_or(Refused)
+    }
+
+    /// Skip a string whose opening quote was consumed, checking it as serde_json does when it ignores
+    /// one (escapes well formed, no control characters).
+    fn skip_string(&mut self) -> R<()> {
+        loop {
+            self.plain_run();
+            let b = self.bytes();
+            match b.get(self.i) {
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    match b.get(self.i + 1) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
+                        Some(b'u') => {
+                            hex4(b.get(self.i + 2..).ok_or(Refused)?).ok_or(Refused)?;
+                            self.i += 6;
+                        }
+                        _ => return Err(Refused),
+                    };
+                }
+                _ => return Err(Refused),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn digits(&mut self) -> usize {
+        let b = self.bytes();
+        let start = self.i;
+        while b.get(self.i).is_some_and(u8::is_ascii_digit) {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    /// Skip a number, checking the JSON grammar.
+    fn skip_number(&mut self) -> R<()> {
+        let b = self.bytes();
+        if b.get(self.i) == Some(&b'-') {
+            self.i += 1;
+        }
+        match b.get(self.i) {
+            Some(b'0') => {
+                self.i += 1;
+                if b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                    return Err(Refused);
+                }
+            }
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(Refused),
+        }
+        if b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return Err(Refused);
+            }
+        }
+        if matches!(b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return Err(Refused);
+            }
+        }
+        Ok(())
+    }
+
+    /// An integer, handed to the visitor as serde_json does (`visit_u64` unless negative). Numbers
+    /// serde_json would read as floats are refused.
+    fn integer<V: Visitor<'de>>(&mut self, v: V) -> R<V::Value> {
+        let b = self.bytes();
+        let neg = b.get(self.i) == Some(&b'-');
+        if neg {
+            self.i += 1;
+        }
+        let mut n: u64 = match b.get(self.i) {
+            Some(b'0') => {
+                self.i += 1;
+                0
+            }
+            Some(&c @ b'1'..=b'9') => {
+                self.i += 1;
+                u64::from(c - b'0')
+            }
+            _ => return Err(Refused),
+        };
+        if n > 0 {
+            while let Some(&c) = b.get(self.i).filter(|c| c.is_ascii_digit()) {
+                n = n.checked_mul(10).and_then(|n| n.checked_add(u64::from(c - b'0'))).ok_or(Refused)?;
+                self.i += 1;
+            }
+        }
+        if matches!(b.get(self.i), Some(b'.' | b'e' | b'E' | b'0'..=b'9')) {
+            return Err(Refused);
+        }
+        if !neg {
+            return v.visit_u64(n);
+        }
+        // serde_json reads `-0` and anything below i64::MIN as floats.
+        match n {
+            0 => Err(Refused),
+            n if n <= 1 << 63 => v.visit_i64((n as i64).wrapping_neg()),
+            _ => Err(Refused),
+        }
+    }
+
+    fn enter(&mut self) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Refused);
+        }
+        Ok(())
+    }
+
+    /// Skip any value, checking it the way serde_json checks a value it ignores.
+    fn skip_value(&mut self) -> R<()> {
+        match self.next_non_ws()? {
+            b'"' => {
+                self.i += 1;
+                self.skip_string()
+            }
+            b'{' => {
+                self.i += 1;
+                self.enter()?;
+                if self.next_non_ws()? != b'}' {
+                    loop {
+                        self.eat(b'"')?;
+                        self.skip_string()?;
+                        self.eat(b':')?;
+                        self.skip_value()?;
+                        match self.next_non_ws()? {
+                            b',' => self.i += 1,
+                            b'}' => break,
+                            _ => return Err(Refused),
+                        }
+                    }
+                }
+                self.i += 1;
+                self.depth -= 1;
+                Ok(())
+            }
+            b'[' => {
+                self.i += 1;
+                self.enter()?;
+                if self.next_non_ws()? != b']' {
+                    loop {
+                        self.skip_value()?;
+                        match self.next_non_ws()? {
+                            b',' => self.i += 1,
+                            b']' => break,
+                            _ => return Err(Refused),
+                        }
+                    }
+                }
+                self.i += 1;
+                self.depth -= 1;
+                Ok(())
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.skip_number(),
+            _ => Err(Refused),
+        }
+    }
+
+    #[inline(always)]
+    fn visit_string<V: Visitor<'de>>(&mut self, v: V) -> R<V::Value> {
+        match self.string()? {
+            Some(s) => v.visit_borrowed_str(s),
+            None => v.visit_str(&self.scratch),
+        }
+    }
+
+    fn map<V: Visitor<'de>>(&mut self, v: V) -> R<V::Value> {
+        self.i += 1;
+        self.enter()?;
+        let out = v.visit_map(Map { r: self, first: true })?;
+        self.eat(b'}')?;
+        self.depth -= 1;
+        Ok(out)
+    }
+
+    fn seq<V: Visitor<'de>>(&mut self, v: V) -> R<V::Value> {
+        self.i += 1;
+        self.enter()?;
+        let out = v.visit_seq(Seq { r: self, first: true })?;
+        self.eat(b']')?;
+        self.depth -= 1;
+        Ok(out)
+    }
+}
+
+impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
+    type Error = Refused;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        match self.next_non_ws()? {
+            b'n' => {
+                self.literal(b"null")?;
+                v.visit_unit()
+            }
+            b't' => {
+                self.literal(b"true")?;
+                v.visit_bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                v.visit_bool(false)
+            }
+            b'-' | b'0'..=b'9' => self.integer(v),
+            b'"' => {
+                self.i += 1;
+                self.visit_string(v)
+            }
+            b'[' => self.seq(v),
+            b'{' => self.map(v),
+            _ => Err(Refused),
+        }
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        match self.next_non_ws()? {
+            b't' => {
+                self.literal(b"true")?;
+                v.visit_bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                v.visit_bool(false)
+            }
+            _ => Err(Refused),
+        }
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        match self.next_non_ws()? {
+            b'-' | b'0'..=b'9' => self.integer(v),
+            _ => Err(Refused),
+        }
+    }
+
+    fn deserialize_i8<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_i16<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_i32<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_u8<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_u16<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_u32<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_u64<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_f32<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_i64(v)
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.eat(b'"')?;
+        self.visit_string(v)
+    }
+    fn deserialize_char<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_str(v)
+    }
+    fn deserialize_string<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_str(v)
+    }
+    fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.deserialize_str(v)
+    }
+
+    /// serde_json hands over the raw bytes of a string; not needed by the model, so refused.
+    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> R<V::Value> {
+        Err(Refused)
+    }
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> R<V::Value> {
+        Err(Refused)
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        if self.next_non_ws()? == b'n' {
+            self.literal(b"null")?;
+            v.visit_none()
+        } else {
+            v.visit_some(self)
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.next_non_ws()?;
+        self.literal(b"null")?;
+        v.visit_unit()
+    }
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, v: V) -> R<V::Value> {
+        self.deserialize_unit(v)
+    }
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, v: V) -> R<V::Value> {
+        v.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        match self.next_non_ws()? {
+            b'[' => self.seq(v),
+            _ => Err(Refused),
+        }
+    }
+    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, v: V) -> R<V::Value> {
+        self.deserialize_seq(v)
+    }
+    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, _: usize, v: V) -> R<V::Value> {
+        self.deserialize_seq(v)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        match self.next_non_ws()? {
+            b'{' => self.map(v),
+            _ => Err(Refused),
+        }
+    }
+    /// A struct from an object (serde_json also reads one from an array; refused here).
+    fn deserialize_struct<V: Visitor<'de>>(self, _: &'static str, _: &'static [&'static str], v: V) -> R<V::Value> {
+        self.deserialize_map(v)
+    }
+
+    /// Unit variants written as strings; the `{"Variant": value}` form is refused.
+    fn deserialize_enum<V: Visitor<'de>>(self, _: &'static str, _: &'static [&'static str], v: V) -> R<V::Value> {
+        self.eat(b'"')?;
+        match self.string()? {
+            Some(s) => v.visit_enum(de::value::BorrowedStrDeserializer::new(s)),
+            None => v.visit_enum(de::value::StringDeserializer::new(std::mem::take(&mut self.scratch))),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.skip_value()?;
+        v.visit_unit()
+    }
+}
+
+struct Map<'a, 'de> {
+    r: &'a mut Reader<'de>,
+    first: bool,
+}
+
+impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
+    type Error = Refused;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> R<Option<K::Value>> {
+        let mut c = self.r.next_non_ws()?;
+        if c == b'}' {
+            return Ok(None);
+        }
+        if !std::mem::take(&mut self.first) {
+            if c != b',' {
+                return Err(Refused);
+            }
+            self.r.i += 1;
+            c = self.r.next_non_ws()?;
+        }
+        if c != b'"' {
+            return Err(Refused);
+        }
+        self.r.i += 1;
+        let k = seed.deserialize(Key { r: &mut *self.r })?;
+        self.r.eat(b':')?;
+        Ok(Some(k))
+    }
+
+    #[inline]
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> R<S::Value> {
+        seed.deserialize(&mut *self.r)
+    }
+}
+
+struct Seq<'a, 'de> {
+    r: &'a mut Reader<'de>,
+    first: bool,
+}
+
+impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
+    type Error = Refused;
+
+    #[inline]
+    fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> R<Option<S::Value>> {
+        let c = self.r.next_non_ws()?;
+        if c == b']' {
+            return Ok(None);
+        }
+        if !std::mem::take(&mut self.first) {
+            if c != b',' {
+                return Err(Refused);
+            }
+            self.r.i += 1;
+            if self.r.next_non_ws()? == b']' {
+                return Err(Refused); // a trailing comma
+            }
+        }
+        seed.deserialize(&mut *self.r).map(Some)
+    }
+}
+
+/// An object key (its opening quote consumed). Keys are strings for every type; serde_json also
+/// parses keys into numbers and booleans, which is refused here.
+struct Key<'a, 'de> {
+    r: &'a mut Reader<'de>,
+}
+
+impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
+    type Error = Refused;
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+        self.r.visit_string(v)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use std::collections::BTreeMap;
+
+    /// The contract: refuse, or read exactly what serde_json reads.
+    fn check<T: DeserializeOwned + PartialEq + fmt::Debug>(json: &str) -> bool {
+        let ours = from_slice::<T>(json.as_bytes());
+        let reference = serde_json::from_str::<T>(json);
+        match (&ours, &reference) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{json}"),
+            (Ok(a), Err(e)) => panic!("accepted {json:?} as {a:?}; serde_json refuses: {e}"),
+            (Err(_), _) => {}
+        }
+        ours.is_ok()
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct S {
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        n: i64,
+        #[serde(default)]
+        u: Option<u32>,
+        #[serde(default)]
+        flag: bool,
+        #[serde(default)]
+        list: Vec<String>,
+        #[serde(default)]
+        map: BTreeMap<String, i64>,
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads() {
+        for json in [
+            r#"{}"#,
+            "{\n    \"name\": \"web-0\",\n        \"n\": -42, \"flag\": true}",
+            r#"{"name":"a\"b\\c\/d\b\f\n\r\t\u00e9\u4e2d\ud83d\ude00","n":0}"#,
+            r#"{"list":["x","y"],"map":{"a":1,"b":-9223372036854775808},"u":null}"#,
+            r#"{"skipped":{"a":[1,2.5e-3,-0.0,true,false,null,"\ud800",{"b":[]}]},"name":"é"}"#,
+            "  {\"n\": 9223372036854775807}\r\n\t ",
+            r#"{"u": 7}"#,
+        ] {
+            assert!(check::<S>(json), "refused {json:?}");
+        }
+        assert!(check::<serde_json::Value>(r#"{"a":[1,-2,"x",null,true,{}]}"#));
+    }
+
+    #[test]
+    fn refuses_what_serde_json_refuses_or_reads_differently() {
+        for json in [
+            "",
+            "{",
+            r#"{"n":01}"#,
+            r#"{"n":1.5}"#,
+            r#"{"n":-0}"#,
+            r#"{"n":1e3}"#,
+            r#"{"n":99999999999999999999}"#,
+            r#"{"n":-9223372036854775809}"#,
+            r#"{"name":"\ud800"}"#,
+            r#"{"name":"\udc00x"}"#,
+            r#"{"name":"\x"}"#,
+            "{\"name\":\"a\u{1}b\"}",
+            r#"{"list":["a",]}"#,
+            r#"{"name":"a",}"#,
+            r#"{"name":"a"} x"#,
+            r#"{"name":"a" "n":1}"#,
+            r#"{"skipped":[1,]}"#,
+            r#"{"skipped":{"a" 1}}"#,
+            r#"{"skipped":tru}"#,
+            r#"{"skipped":-}"#,
+            r#"{"skipped":1.}"#,
+            r#"{"skipped":1e}"#,
+            r#"{"skipped":"\u12"}"#,
+            r#"{"name":"a","name":"b"}"#,
+            r#"{"flag":"true"}"#,
+            r#"{"u":-1}"#,
+            r#"{"u":4294967296}"#,
+            r#"["a",1,false,0,[],{},"#,
+        ] {
+            assert!(!check::<S>(json), "accepted {json:?}");
+        }
+        // Invalid UTF-8 anywhere is left to serde_json (which accepts it inside ignored strings).
+        assert_eq!(from_slice::<S>(b"{\"skipped\":\"\xff\"}"), Err(Refused));
+        // Deep nesting is refused before the stack is at risk.
+        let deep = format!("{{\"skipped\":{}{}}}", "[".repeat(5000), "]".repeat(5000));
+        assert!(!check::<S>(&deep));
+        let ok = format!("{{\"skipped\":{}{}}}", "[".repeat(50), "]".repeat(50));
+        assert!(check::<S>(&ok));
+    }
+
+    #[test]
+    fn long_strings_and_indentation_cross_chunk_boundaries() {
+        for len in 0..40 {
+            let s: String = "abcdefghé".chars().cycle().take(len).collect();
+            for indent in 0..20 {
+                let pad = " ".repeat(indent);
+                let json =
+                    format!("{{\n{pad}\"name\":\n{pad}\"{s}\",\n{pad}\"list\": [\n{pad}\"{s}\\n{s}\"\n{pad}]\n}}");
+                assert!(check::<S>(&json), "refused {json:?}");
+            }
+        }
+    }
+}
