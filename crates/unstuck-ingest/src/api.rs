@@ -1,74 +1,158 @@
 //! API object files: typed dump lists (fast path) and loose kubectl output (any kinds, JSON or YAML).
 
 use std::path::Path;
+use std::sync::Arc;
 
+use rustc_hash::FxHashSet;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use unstuck_model::{Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet};
+use unstuck_model::{Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet, Time};
 
 use crate::error::strip_location;
 use crate::{Collector, IngestError};
 
 #[derive(Deserialize)]
-#[serde(bound = "T: DeserializeOwned")]
+#[serde(bound = "T: DeserializeOwned + ListItem")]
 struct List<T> {
     #[serde(default)]
     kind: Option<String>,
     #[serde(default)]
-    items: Capped<T>,
+    items: Items<T>,
 }
 
-thread_local! {
-    /// Items `Capped` keeps in the list being parsed on this thread, and how many it dropped.
-    static CAP: std::cell::Cell<(usize, u64)> = const { std::cell::Cell::new((usize::MAX, 0)) };
-}
-
-/// List items, keeping at most the thread's cap (set by `parse_list_capped` around one parse); the
-/// rest are still parsed as JSON (broken syntax is an error wherever it is) but not kept.
-struct Capped<T>(Vec<T>);
-
-impl<T> Default for Capped<T> {
-    fn default() -> Self {
-        Capped(Vec::new())
+/// What a list keeps of its items when it has more than its cap, and which it drops as they are read.
+trait ListItem {
+    /// Not kept (an event about a settled pod); its time still counts for the capture time.
+    fn about_settled(&self, _settled: &FxHashSet<u128>) -> bool {
+        false
+    }
+    /// How recent the item is: over the cap, the newest items are kept.
+    fn time(&self) -> Option<Time> {
+        None
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Capped<T> {
+impl ListItem for Box<Event> {
+    fn about_settled(&self, settled: &FxHashSet<u128>) -> bool {
+        let o = &self.involved_object;
+        o.kind == "Pod" && uid_bits(&o.uid).is_some_and(|u| settled.contains(&u))
+    }
+    fn time(&self) -> Option<Time> {
+        Event::time(self)
+    }
+}
+impl ListItem for Node {}
+impl ListItem for Box<Pod> {}
+impl ListItem for Deployment {}
+impl ListItem for ReplicaSet {}
+impl ListItem for StatefulSet {}
+impl ListItem for Owner {}
+impl ListItem for Pvc {}
+impl ListItem for Lease {}
+impl ListItem for serde::de::IgnoredAny {}
+impl ListItem for serde_json::Value {}
+
+/// How the list being parsed on this thread keeps its items (set by `parse_list_with` around one parse).
+#[derive(Clone, Default)]
+struct Keep {
+    /// At most this many items are kept: the newest (`ListItem::time`, then the later in the file).
+    cap: Option<usize>,
+    /// Items about these pods are dropped as they are read, before the cap counts them.
+    settled: Option<Arc<FxHashSet<u128>>>,
+}
+
+thread_local! {
+    static KEEP: std::cell::RefCell<Keep> = std::cell::RefCell::new(Keep::default());
+}
+
+/// A list's items as kept under the thread's `Keep`; every item is parsed in full whether kept or not
+/// (broken syntax is an error wherever it is). `null` is an empty list.
+struct Items<T> {
+    kept: Vec<T>,
+    /// Items over the cap, not kept.
+    over_cap: u64,
+    /// The newest time among the items dropped as settled.
+    settled_newest: Option<Time>,
+}
+
+impl<T> Default for Items<T> {
+    fn default() -> Self {
+        Items { kept: Vec::new(), over_cap: 0, settled_newest: None }
+    }
+}
+
+/// An item ranked for the newest-first cap: by time, then by position in the file.
+struct Ranked<T> {
+    time: Option<Time>,
+    pos: usize,
+    item: T,
+}
+
+impl<T> PartialEq for Ranked<T> {
+    fn eq(&self, o: &Self) -> bool {
+        (self.time, self.pos) == (o.time, o.pos)
+    }
+}
+impl<T> Eq for Ranked<T> {}
+impl<T> PartialOrd for Ranked<T> {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<T> Ord for Ranked<T> {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.time, self.pos).cmp(&(o.time, o.pos))
+    }
+}
+
+impl<'de, T: Deserialize<'de> + ListItem> Deserialize<'de> for Items<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
-            type Value = Capped<T>;
+        impl<'de, T: Deserialize<'de> + ListItem> serde::de::Visitor<'de> for V<T> {
+            type Value = Items<T>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a list of objects")
             }
             fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Capped(Vec::new()))
+                Ok(Items::default())
             }
             fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(Capped(Vec::new()))
+                Ok(Items::default())
             }
             fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
                 d.deserialize_seq(self)
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let (cap, _) = CAP.get();
-                let mut v = Vec::new();
-                let mut dropped = 0u64;
-                loop {
-                    if v.len() < cap {
-                        match seq.next_element::<T>()? {
-                            Some(x) => v.push(x),
-                            None => break,
-                        }
-                    } else {
-                        match seq.next_element::<serde::de::IgnoredAny>()? {
-                            Some(_) => dropped += 1,
-                            None => break,
+                let keep = KEEP.with(|k| k.borrow().clone());
+                let mut out = Items::default();
+                let Some(cap) = keep.cap else {
+                    while let Some(x) = seq.next_element::<T>()? {
+                        match &keep.settled {
+                            Some(s) if x.about_settled(s) => out.settled_newest = out.settled_newest.max(x.time()),
+                            _ => out.kept.push(x),
                         }
                     }
+                    return Ok(out);
+                };
+                // A min-heap of at most `cap` items: the oldest leaves when a newer one comes.
+                let mut heap = std::collections::BinaryHeap::new();
+                let mut pos = 0;
+                while let Some(x) = seq.next_element::<T>()? {
+                    if keep.settled.as_ref().is_some_and(|s| x.about_settled(s)) {
+                        out.settled_newest = out.settled_newest.max(x.time());
+                        continue;
+                    }
+                    heap.push(std::cmp::Reverse(Ranked { time: x.time(), pos, item: x }));
+                    pos += 1;
+                    if heap.len() > cap {
+                        heap.pop();
+                        out.over_cap += 1;
+                    }
                 }
-                CAP.set((cap, dropped));
-                Ok(Capped(v))
+                let mut kept = heap.into_vec();
+                kept.sort_unstable_by_key(|r| r.0.pos);
+                out.kept = kept.into_iter().map(|r| r.0.item).collect();
+                Ok(out)
             }
         }
         d.deserialize_option(V(std::marker::PhantomData))
@@ -89,32 +173,36 @@ pub(crate) fn from_json_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, se
     }
 }
 
-/// Parse a typed `*List` file of a known kind.
-fn parse_list<T: DeserializeOwned>(path: &str, bytes: &[u8], list_kind: &str) -> Result<Vec<T>, IngestError> {
-    Ok(parse_list_capped(path, bytes, list_kind, usize::MAX)?.0)
-}
-
-/// Parse a typed `*List` file, keeping at most `cap` items; also returns how many were dropped.
-fn parse_list_capped<T: DeserializeOwned>(
+/// Parse a typed `*List` file of a known kind, keeping every item.
+fn parse_list<T: DeserializeOwned + ListItem>(
     path: &str,
     bytes: &[u8],
     list_kind: &str,
-    cap: usize,
-) -> Result<(Vec<T>, u64), IngestError> {
-    CAP.set((cap, 0));
+) -> Result<Vec<T>, IngestError> {
+    Ok(parse_list_with(path, bytes, list_kind, Keep::default())?.kept)
+}
+
+/// Parse a typed `*List` file, keeping its items as `keep` says.
+fn parse_list_with<T: DeserializeOwned + ListItem>(
+    path: &str,
+    bytes: &[u8],
+    list_kind: &str,
+    keep: Keep,
+) -> Result<Items<T>, IngestError> {
+    KEEP.set(keep);
     let list: Result<List<T>, IngestError> = if is_yaml(path) {
         serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e))
     } else {
         from_json_slice(bytes).map_err(|e| IngestError::json(path, e))
     };
-    let (_, dropped) = CAP.replace((usize::MAX, 0));
+    KEEP.set(Keep::default());
     let list = list?;
     if let Some(k) = &list.kind {
         if k != list_kind && k != "List" {
             return Err(IngestError::WrongKind { path: path.into(), expected: list_kind.into(), found: k.clone() });
         }
     }
-    Ok((list.items.0, dropped))
+    Ok(list.items)
 }
 
 /// Add the objects of a dump file (`<stem>.json`) to the collector.
@@ -138,17 +226,14 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
         "pods" => parse_list::<Box<Pod>>(path, bytes, "PodList")?.into_iter().for_each(|p| c.add_pod(p)),
         "events" => {
             let cap = c.opts.limits.max_events_per_file;
-            let (events, dropped) = parse_list_capped::<Box<Event>>(path, bytes, "EventList", cap)?;
-            for e in events {
-                if c.settled.as_ref().is_some_and(|s| is_about_settled(&e, s)) {
-                    c.snap.note_dropped(e.time());
-                } else {
-                    c.snap.events.push(e);
-                }
-            }
-            if dropped > 0 {
+            let keep = Keep { cap: Some(cap), settled: c.settled.clone() };
+            let items = parse_list_with::<Box<Event>>(path, bytes, "EventList", keep)?;
+            c.snap.note_dropped(items.settled_newest);
+            c.snap.events.extend(items.kept);
+            if items.over_cap > 0 {
                 c.warn(format!(
-                    "{path}: {dropped} events beyond the first {cap} were read but not kept (limit max_events_per_file)"
+                    "{path}: {} older events beyond the newest {cap} were read but not kept (limit max_events_per_file)",
+                    items.over_cap
                 ));
             }
         }
@@ -175,12 +260,6 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
 /// A pod UID (a UUID) as a number, for a compact set of settled pods; `None` for anything else.
 pub(crate) fn uid_bits(uid: &str) -> Option<u128> {
     uuid::Uuid::try_parse(uid).ok().map(|u| u.as_u128())
-}
-
-/// An event about a pod in `settled` (matched by UID; events without one are kept).
-fn is_about_settled(e: &Event, settled: &rustc_hash::FxHashSet<u128>) -> bool {
-    let o = &e.involved_object;
-    o.kind == "Pod" && uid_bits(&o.uid).is_some_and(|u| settled.contains(&u))
 }
 
 /// Dispatch one object of any kind by its `kind` field.
@@ -322,9 +401,9 @@ mod tests {
 
     /// Whatever the fast reader accepts, serde_json reads the same way; the reader's answer (objects
     /// or error) is always serde_json's. Returns whether the fast reader accepted.
-    fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(bytes: &[u8]) -> bool {
-        let fast = crate::json::from_slice::<List<T>>(bytes).map(|l| l.items.0);
-        let reference = serde_json::from_slice::<List<T>>(bytes).map(|l| l.items.0);
+    fn agree<T: DeserializeOwned + ListItem + PartialEq + std::fmt::Debug>(bytes: &[u8]) -> bool {
+        let fast = crate::json::from_slice::<List<T>>(bytes).map(|l| l.items.kept);
+        let reference = serde_json::from_slice::<List<T>>(bytes).map(|l| l.items.kept);
         if let Ok(a) = &fast {
             match &reference {
                 Ok(b) => assert_eq!(a, b),
@@ -332,7 +411,7 @@ mod tests {
             }
         }
         // And the public path gives serde_json's answer, errors included.
-        let ours = from_json_slice::<List<T>>(bytes).map(|l| l.items.0).map_err(|e| e.to_string());
+        let ours = from_json_slice::<List<T>>(bytes).map(|l| l.items.kept).map_err(|e| e.to_string());
         assert_eq!(ours, reference.map_err(|e| e.to_string()));
         fast.is_ok()
     }
@@ -352,8 +431,8 @@ mod tests {
                 let b = std::fs::read(&f).unwrap();
                 let fast = match f.file_name().unwrap().to_str().unwrap() {
                     "nodes.json" => agree::<Node>(&b),
-                    "pods.json" => agree::<Pod>(&b),
-                    _ => agree::<Event>(&b),
+                    "pods.json" => agree::<Box<Pod>>(&b),
+                    _ => agree::<Box<Event>>(&b),
                 };
                 // kubectl's own output never needs the fallback.
                 assert!(fast, "{}: the fast reader refused", f.display());
@@ -386,9 +465,9 @@ mod tests {
             b"{\"kind\": \"PodLis\xff\xfft\", \"items\": []}",
         ];
         for c in cases {
-            agree::<Pod>(c);
+            agree::<Box<Pod>>(c);
         }
         // A well-formed list of the API's shape is read by the fast reader itself.
-        assert!(agree::<Pod>(b"{\"kind\": \"PodList\", \"items\": [{\"metadata\": {\"name\": \"a\"}}]}"));
+        assert!(agree::<Box<Pod>>(b"{\"kind\": \"PodList\", \"items\": [{\"metadata\": {\"name\": \"a\"}}]}"));
     }
 }

@@ -129,11 +129,12 @@ fn many_small_files_and_one_large_events_file_are_streamed_into_slim_types() {
 }
 
 #[test]
-fn events_beyond_the_per_file_limit_are_checked_counted_and_not_kept() {
+fn events_beyond_the_per_file_limit_are_checked_counted_and_the_newest_kept() {
     let d = tempfile::tempdir().unwrap();
     std::fs::create_dir(d.path().join("default")).unwrap();
+    // File order is not time order: event i happened at minute (i * 7) % 50.
     let items: Vec<serde_json::Value> = (0..50)
-        .map(|i| serde_json::json!({"metadata": {"name": format!("e{i}"), "namespace": "default"}, "involvedObject": {"kind": "Pod", "name": "p"}, "reason": "R", "message": "m", "type": "Normal"}))
+        .map(|i| serde_json::json!({"metadata": {"name": format!("e{i}"), "namespace": "default"}, "involvedObject": {"kind": "Pod", "name": "p"}, "reason": "R", "message": "m", "type": "Normal", "lastTimestamp": format!("2024-01-01T00:{:02}:00Z", (i * 7) % 50)}))
         .collect();
     std::fs::write(
         d.path().join("default/events.json"),
@@ -144,11 +145,16 @@ fn events_beyond_the_per_file_limit_are_checked_counted_and_not_kept() {
     opts.limits.max_events_per_file = 20;
     let s = load(&[PathBuf::from(d.path())], &opts).unwrap();
     assert_eq!(s.events.len(), 20);
+    // The 20 newest (minutes 30..49).
+    let minutes: Vec<i64> = s.events.iter().map(|e| (e.time().unwrap().as_second() / 60) % 60).collect();
+    let mut sorted = minutes.clone();
+    sorted.sort();
+    assert_eq!(sorted, (30..50).collect::<Vec<_>>());
     assert!(
         s.source
             .warnings
             .iter()
-            .any(|w| w.contains("default/events.json") && w.contains("30 events beyond the first 20")),
+            .any(|w| w.contains("default/events.json") && w.contains("30 older events beyond the newest 20")),
         "{:?}",
         s.source.warnings
     );
@@ -160,4 +166,54 @@ fn events_beyond_the_per_file_limit_are_checked_counted_and_not_kept() {
         Err(e) => assert!(e.to_string().contains("events.json"), "{e}"),
         Ok(_) => panic!("a malformed event past the limit was accepted"),
     }
+}
+
+#[test]
+fn events_about_settled_pods_do_not_count_toward_the_per_file_limit() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("default")).unwrap();
+    let uid = |i: usize| format!("00000000-0000-0000-0000-{i:012}");
+    // Pod 0 is settled (Running, its container ready); pod 1 is stuck creating.
+    let pods: Vec<serde_json::Value> = (0..2)
+        .map(|i| serde_json::json!({"metadata": {"name": format!("p{i}"), "namespace": "default", "uid": uid(i), "creationTimestamp": "2024-01-01T00:00:00Z"},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]},
+            "status": if i == 0 {
+                serde_json::json!({"phase": "Running", "containerStatuses": [{"name": "c", "ready": true, "state": {"running": {"startedAt": "2024-01-01T00:00:01Z"}}}]})
+            } else {
+                serde_json::json!({"phase": "Pending", "containerStatuses": [{"name": "c", "ready": false, "state": {"waiting": {"reason": "ContainerCreating"}}}]})
+            }}))
+        .collect();
+    std::fs::write(
+        d.path().join("default/pods.json"),
+        serde_json::json!({"kind": "PodList", "items": pods}).to_string(),
+    )
+    .unwrap();
+    // 30 events about the settled pod, newer than the 10 about the stuck one.
+    let items: Vec<serde_json::Value> = (0..40)
+        .map(|i| {
+            let (p, m) = if i < 10 { (1, i) } else { (0, i) };
+            serde_json::json!({"metadata": {"name": format!("e{i}"), "namespace": "default"}, "involvedObject": {"kind": "Pod", "name": format!("p{p}"), "uid": uid(p)}, "reason": "R", "message": "m", "type": "Normal", "lastTimestamp": format!("2024-01-01T00:{m:02}:00Z")})
+        })
+        .collect();
+    std::fs::write(
+        d.path().join("default/events.json"),
+        serde_json::json!({"kind": "EventList", "items": items}).to_string(),
+    )
+    .unwrap();
+    let mut opts = Options::default();
+    opts.limits.max_events_per_file = 10;
+    opts.slim = true;
+    let s = load(&[PathBuf::from(d.path())], &opts).unwrap();
+    assert_eq!(s.events.len(), 10, "{:?}", s.source.warnings);
+    assert!(s.events.iter().all(|e| e.involved_object.name == "p1"));
+    assert!(!s.source.warnings.iter().any(|w| w.contains("beyond the newest")), "{:?}", s.source.warnings);
+    // Without slimming every event is kept under the limit: the newest ten, all about the settled pod.
+    opts.slim = false;
+    let s = load(&[PathBuf::from(d.path())], &opts).unwrap();
+    assert!(s.events.iter().all(|e| e.involved_object.name == "p0"));
+    assert!(
+        s.source.warnings.iter().any(|w| w.contains("30 older events beyond the newest 10")),
+        "{:?}",
+        s.source.warnings
+    );
 }
