@@ -32,10 +32,15 @@ trait ListItem {
     }
 }
 
+/// An event about a pod in `settled` (matched by UID; events without one are kept).
+pub(crate) fn event_about_settled(e: &Event, settled: &FxHashSet<u128>) -> bool {
+    let o = &e.involved_object;
+    o.kind == "Pod" && uid_bits(&o.uid).is_some_and(|u| settled.contains(&u))
+}
+
 impl ListItem for Box<Event> {
     fn about_settled(&self, settled: &FxHashSet<u128>) -> bool {
-        let o = &self.involved_object;
-        o.kind == "Pod" && uid_bits(&o.uid).is_some_and(|u| settled.contains(&u))
+        event_about_settled(self, settled)
     }
     fn time(&self) -> Option<Time> {
         Event::time(self)

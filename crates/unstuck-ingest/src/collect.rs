@@ -146,6 +146,20 @@ impl<'o> Collector<'o> {
                     .push("no leases.json: node heartbeats are read from node conditions only".into());
             }
         }
+        if !self.slimmed.is_empty() {
+            // Archives, loose files and live reads meet pods and events in any order: the events about
+            // settled pods are dropped here (a directory bundle drops them as its event files are read).
+            let settled: FxHashSet<u128> = std::mem::take(&mut self.slimmed).into_iter().collect();
+            let mut newest = None;
+            self.snap.events.retain(|e| match api::event_about_settled(e, &settled) {
+                true => {
+                    newest = newest.max(e.time());
+                    false
+                }
+                false => true,
+            });
+            self.snap.note_dropped(newest);
+        }
         crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now, self.clock);
         self.snap.source.kinds = self.kinds.iter().cloned().collect();
         self.snap.source.log_files = self.log_files.len();

@@ -72,6 +72,26 @@ fn every_rule_incident_gives_the_same_report_slimmed() {
 }
 
 #[test]
+fn an_archived_bundle_is_slimmed_like_a_directory() {
+    // Pods and events come in archive order there, so events about settled pods are dropped at the end.
+    let (tmp, dir) = generated(40, 5, 2_000, 3);
+    let tarball = tmp.path().join("b.tar.gz");
+    let ok = std::process::Command::new("tar")
+        .arg("czf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(tmp.path())
+        .arg("b")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "tar czf");
+    let (slimmed, events) = same_report(&tarball);
+    assert!(slimmed > 100 && events > 0, "slimmed {slimmed} pods, dropped {events} events");
+    assert_eq!((slimmed, events), same_report(&dir), "the archive and the directory slim alike");
+}
+
+#[test]
 fn timeline_of_a_settled_pod_keeps_its_conditions_and_events() {
     // `timeline` reads without slimming: a healthy pod's conditions and events are on its axis.
     let (_tmp, dir) = generated(60, 2, 0, 1);
