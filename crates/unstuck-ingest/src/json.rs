@@ -362,49 +362,38 @@ impl<'de> Reader<'de> {
                 self.i += 1;
                 self.skip_string()
             }
-            b'{' => {
-                self.i += 1;
-                self.enter()?;
-                if self.next_non_ws()? != b'}' {
-                    loop {
-                        self.eat(b'"')?;
-                        self.skip_string()?;
-                        self.eat(b':')?;
-                        self.skip_value()?;
-                        match self.next_non_ws()? {
-                            b',' => self.i += 1,
-                            b'}' => break,
-                            _ => return Err(Refused),
-                        }
-                    }
-                }
-                self.i += 1;
-                self.depth -= 1;
-                Ok(())
-            }
-            b'[' => {
-                self.i += 1;
-                self.enter()?;
-                if self.next_non_ws()? != b']' {
-                    loop {
-                        self.skip_value()?;
-                        match self.next_non_ws()? {
-                            b',' => self.i += 1,
-                            b']' => break,
-                            _ => return Err(Refused),
-                        }
-                    }
-                }
-                self.i += 1;
-                self.depth -= 1;
-                Ok(())
-            }
+            b'{' => self.skip_members(b'}', |r| {
+                r.eat(b'"')?;
+                r.skip_string()?;
+                r.eat(b':')?;
+                r.skip_value()
+            }),
+            b'[' => self.skip_members(b']', Self::skip_value),
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
             b'-' | b'0'..=b'9' => self.skip_number(),
             _ => Err(Refused),
         }
+    }
+
+    /// Skip an object or array from its opening byte: members separated by commas up to `close`.
+    fn skip_members(&mut self, close: u8, member: impl Fn(&mut Self) -> R<()>) -> R<()> {
+        self.i += 1;
+        self.enter()?;
+        if self.next_non_ws()? != close {
+            loop {
+                member(self)?;
+                match self.next_non_ws()? {
+                    b',' => self.i += 1,
+                    c if c == close => break,
+                    _ => return Err(Refused),
+                }
+            }
+        }
+        self.i += 1;
+        self.depth -= 1;
+        Ok(())
     }
 
     #[inline(always)]
@@ -418,7 +407,7 @@ impl<'de> Reader<'de> {
     fn map<V: Visitor<'de>>(&mut self, v: V) -> R<V::Value> {
         self.i += 1;
         self.enter()?;
-        let out = v.visit_map(Map { r: self, first: true })?;
+        let out = v.visit_map(Members { r: self, first: true })?;
         self.eat(b'}')?;
         self.depth -= 1;
         Ok(out)
@@ -427,11 +416,19 @@ impl<'de> Reader<'de> {
     fn seq<V: Visitor<'de>>(&mut self, v: V) -> R<V::Value> {
         self.i += 1;
         self.enter()?;
-        let out = v.visit_seq(Seq { r: self, first: true })?;
+        let out = v.visit_seq(Members { r: self, first: true })?;
         self.eat(b']')?;
         self.depth -= 1;
         Ok(out)
     }
+}
+
+macro_rules! forward_numbers {
+    ($($m:ident)*) => {$(
+        fn $m<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
+            self.deserialize_i64(v)
+        }
+    )*};
 }
 
 impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
@@ -483,33 +480,9 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         }
     }
 
-    fn deserialize_i8<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_u64<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
-        self.deserialize_i64(v)
-    }
+    // Every number is read as serde_json reads it for any numeric type: `visit_u64` or `visit_i64`.
+    forward_numbers!(deserialize_i8 deserialize_i16 deserialize_i32 deserialize_u8 deserialize_u16
+        deserialize_u32 deserialize_u64 deserialize_f32 deserialize_f64);
 
     fn deserialize_str<V: Visitor<'de>>(self, v: V) -> R<V::Value> {
         self.eat(b'"')?;
@@ -594,18 +567,18 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 }
 
-struct Map<'a, 'de> {
+/// The members of an object or array being read (`first` until one has been).
+struct Members<'a, 'de> {
     r: &'a mut Reader<'de>,
     first: bool,
 }
 
-impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
-    type Error = Refused;
-
+impl Members<'_, '_> {
+    /// Past the separator to the next member's first byte, not consumed; `None` at `close`.
     #[inline]
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> R<Option<K::Value>> {
+    fn next(&mut self, close: u8) -> R<Option<u8>> {
         let mut c = self.r.next_non_ws()?;
-        if c == b'}' {
+        if c == close {
             return Ok(None);
         }
         if !std::mem::take(&mut self.first) {
@@ -614,14 +587,29 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
             }
             self.r.i += 1;
             c = self.r.next_non_ws()?;
+            if c == close {
+                return Err(Refused); // a trailing comma
+            }
         }
-        if c != b'"' {
-            return Err(Refused);
+        Ok(Some(c))
+    }
+}
+
+impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
+    type Error = Refused;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> R<Option<K::Value>> {
+        match self.next(b'}')? {
+            None => Ok(None),
+            Some(b'"') => {
+                self.r.i += 1;
+                let k = seed.deserialize(Key { r: &mut *self.r })?;
+                self.r.eat(b':')?;
+                Ok(Some(k))
+            }
+            Some(_) => Err(Refused),
         }
-        self.r.i += 1;
-        let k = seed.deserialize(Key { r: &mut *self.r })?;
-        self.r.eat(b':')?;
-        Ok(Some(k))
     }
 
     #[inline]
@@ -630,30 +618,15 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
     }
 }
 
-struct Seq<'a, 'de> {
-    r: &'a mut Reader<'de>,
-    first: bool,
-}
-
-impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
+impl<'de> de::SeqAccess<'de> for Members<'_, 'de> {
     type Error = Refused;
 
     #[inline]
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> R<Option<S::Value>> {
-        let c = self.r.next_non_ws()?;
-        if c == b']' {
-            return Ok(None);
+        match self.next(b']')? {
+            None => Ok(None),
+            Some(_) => seed.deserialize(&mut *self.r).map(Some),
         }
-        if !std::mem::take(&mut self.first) {
-            if c != b',' {
-                return Err(Refused);
-            }
-            self.r.i += 1;
-            if self.r.next_non_ws()? == b']' {
-                return Err(Refused); // a trailing comma
-            }
-        }
-        seed.deserialize(&mut *self.r).map(Some)
     }
 }
 

@@ -128,6 +128,11 @@ fn many_small_files_and_one_large_events_file_are_streamed_into_slim_types() {
     assert_eq!(s.events.len(), 10_000);
 }
 
+fn write_events(dir: &std::path::Path, items: &[serde_json::Value]) {
+    let list = serde_json::json!({"kind": "EventList", "items": items});
+    std::fs::write(dir.join("default/events.json"), list.to_string()).unwrap();
+}
+
 #[test]
 fn events_beyond_the_per_file_limit_are_checked_counted_and_the_newest_kept() {
     let d = tempfile::tempdir().unwrap();
@@ -136,11 +141,7 @@ fn events_beyond_the_per_file_limit_are_checked_counted_and_the_newest_kept() {
     let items: Vec<serde_json::Value> = (0..50)
         .map(|i| serde_json::json!({"metadata": {"name": format!("e{i}"), "namespace": "default"}, "involvedObject": {"kind": "Pod", "name": "p"}, "reason": "R", "message": "m", "type": "Normal", "lastTimestamp": format!("2024-01-01T00:{:02}:00Z", (i * 7) % 50)}))
         .collect();
-    std::fs::write(
-        d.path().join("default/events.json"),
-        serde_json::json!({"kind": "EventList", "items": items}).to_string(),
-    )
-    .unwrap();
+    write_events(d.path(), &items);
     let mut opts = Options::default();
     opts.limits.max_events_per_file = 20;
     let s = load(&[PathBuf::from(d.path())], &opts).unwrap();
@@ -195,11 +196,7 @@ fn events_about_settled_pods_do_not_count_toward_the_per_file_limit() {
             serde_json::json!({"metadata": {"name": format!("e{i}"), "namespace": "default"}, "involvedObject": {"kind": "Pod", "name": format!("p{p}"), "uid": uid(p)}, "reason": "R", "message": "m", "type": "Normal", "lastTimestamp": format!("2024-01-01T00:{m:02}:00Z")})
         })
         .collect();
-    std::fs::write(
-        d.path().join("default/events.json"),
-        serde_json::json!({"kind": "EventList", "items": items}).to_string(),
-    )
-    .unwrap();
+    write_events(d.path(), &items);
     let mut opts = Options::default();
     opts.limits.max_events_per_file = 10;
     opts.slim = true;
