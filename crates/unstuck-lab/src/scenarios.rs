@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, ServiceAccount};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{json, Value};
 
@@ -71,10 +71,19 @@ async fn ensure_ns(c: &kube::Client, ns: &str) -> Result<()> {
     let n: Namespace =
         serde_json::from_value(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))?;
     match api.create(&PostParams::default(), &n).await {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
-        Err(e) => Err(e.into()),
+        Ok(_) => {}
+        Err(kube::Error::Api(s)) if s.code == 409 => {}
+        Err(e) => return Err(e.into()),
     }
+    // The ServiceAccount admission plugin refuses pods in a namespace until
+    // kube-controller-manager has created its `default` service account,
+    // which happens shortly after the namespace appears.
+    let sas: Api<ServiceAccount> = Api::namespaced(c.clone(), ns);
+    wait_until(&format!("service account {ns}/default"), Duration::from_secs(60), || {
+        let sas = sas.clone();
+        async move { matches!(sas.get_opt("default").await, Ok(Some(_))) }
+    })
+    .await
 }
 
 async fn create_pod(c: &kube::Client, ns: &str, v: Value) -> Result<()> {
