@@ -9,6 +9,7 @@ use serde::Deserialize;
 use unstuck_model::{Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet, Time};
 
 use crate::error::strip_location;
+use crate::store::Object;
 use crate::{Collector, IngestError};
 
 #[derive(Deserialize)]
@@ -260,6 +261,32 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
     }
     c.saw_kind(stem);
     Ok(())
+}
+
+/// The objects of one typed list page of kind `stem`, for the watch store (no slimming here: the store
+/// keeps what a later snapshot slims).
+pub(crate) fn parse_objects(stem: &str, path: &str, bytes: &[u8]) -> Result<Vec<Object>, IngestError> {
+    fn all<T: DeserializeOwned + ListItem>(
+        path: &str,
+        bytes: &[u8],
+        list_kind: &str,
+        f: fn(T) -> Object,
+    ) -> Result<Vec<Object>, IngestError> {
+        Ok(parse_list::<T>(path, bytes, list_kind)?.into_iter().map(f).collect())
+    }
+    match stem {
+        "nodes" => all(path, bytes, "NodeList", Object::Node),
+        "pods" => all(path, bytes, "PodList", Object::Pod),
+        "events" => all(path, bytes, "EventList", Object::Event),
+        "deployments" => all(path, bytes, "DeploymentList", Object::Deployment),
+        "replicasets" => all(path, bytes, "ReplicaSetList", Object::ReplicaSet),
+        "statefulsets" => all(path, bytes, "StatefulSetList", Object::StatefulSet),
+        "daemonsets" => all(path, bytes, "DaemonSetList", Object::DaemonSet),
+        "jobs" => all(path, bytes, "JobList", Object::Job),
+        "persistentvolumeclaims" => all(path, bytes, "PersistentVolumeClaimList", Object::Pvc),
+        "leases" => all(path, bytes, "LeaseList", Object::Lease),
+        other => Err(IngestError::Invalid { path: path.into(), msg: format!("{other}: not a kind the store keeps") }),
+    }
 }
 
 /// A pod UID (a UUID) as a number, for a compact set of settled pods; `None` for anything else.

@@ -98,6 +98,24 @@ impl<'o> Collector<'o> {
         self.snap.pods.push(pod);
     }
 
+    /// Keep one object from the watch store, as a list read would.
+    pub(crate) fn add_object(&mut self, o: crate::store::Object) {
+        use crate::store::Object;
+        let s = &mut self.snap;
+        match o {
+            Object::Node(n) => s.nodes.push(n),
+            Object::Pod(p) => self.add_pod(p),
+            Object::Event(e) => s.events.push(e),
+            Object::Deployment(d) => s.deployments.push(d),
+            Object::ReplicaSet(r) => s.replica_sets.push(r),
+            Object::StatefulSet(x) => s.stateful_sets.push(x),
+            Object::DaemonSet(d) => s.daemon_sets.push(d),
+            Object::Job(j) => s.jobs.push(j),
+            Object::Pvc(p) => s.pvcs.push(p),
+            Object::Lease(l) => s.leases.push(l),
+        }
+    }
+
     pub(crate) fn warn(&mut self, w: String) {
         tracing::warn!("{w}");
         self.snap.source.warnings.push(w);

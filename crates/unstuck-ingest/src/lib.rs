@@ -11,6 +11,7 @@ mod collect;
 mod error;
 pub mod json;
 mod logs;
+pub mod store;
 
 use std::path::{Path, PathBuf};
 
