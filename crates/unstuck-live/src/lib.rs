@@ -5,6 +5,7 @@
 
 pub mod apply;
 mod collect;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
