@@ -4,6 +4,7 @@
 mod fix;
 mod html;
 mod markdown;
+pub mod metrics;
 mod table;
 pub mod timeline;
 

@@ -184,6 +184,32 @@ pub enum Cmd {
         #[arg(short = 'n', long = "namespace", value_name = "NS")]
         namespace: Option<String>,
     },
+    /// Watch the cluster and serve its findings: Prometheus metrics (/metrics), the JSON report
+    /// (/findings), the HTML report (/), /readyz and /healthz. Read-only; see docs/serve.md.
+    Serve {
+        /// Address to listen on (port 0: any free port; the address is printed on stderr).
+        #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:9464")]
+        listen: String,
+        /// Evaluate at least this often even when nothing changed (pods become stuck as time passes).
+        #[arg(long, value_name = "DURATION", default_value = "30s")]
+        interval: String,
+        /// Fetch node logs of nodes holding stuck pods (kubelet log API) at most this often.
+        #[arg(long, value_name = "DURATION", default_value = "5m")]
+        log_refresh: String,
+        #[command(flatten)]
+        select: SelectArgs,
+        /// Extra log signatures (YAML list: id, pattern, also, component, severity, scope, feeds).
+        #[arg(long, value_name = "FILE")]
+        signatures: Option<PathBuf>,
+        /// Time zone of node log lines that carry none (syslog, klog). Default UTC.
+        #[arg(long, value_name = "TZ", default_value = "UTC")]
+        log_tz: String,
+        /// Do not read node logs.
+        #[arg(long)]
+        no_logs: bool,
+        #[command(flatten)]
+        live: LiveArgs,
+    },
     /// List the rule catalog.
     Rules,
     /// Print a rule's documentation.
@@ -355,6 +381,27 @@ pub fn run(cli: Cli) -> Result<u8> {
         }
         Cmd::Collect { output, no_redact, all_node_logs, live, namespace } => {
             crate::live::collect(&live, namespace, &output, !no_redact, all_node_logs)
+        }
+        Cmd::Serve { listen, interval, log_refresh, select, signatures, log_tz, no_logs, live } => {
+            let input = InputArgs { now: None, signatures, log_tz, no_logs };
+            let opts = ingest_options(&input)?;
+            let cfg = select.config()?;
+            let positive = |flag: &str, v: &str| -> Result<std::time::Duration> {
+                let d = parse_duration(v)?;
+                std::time::Duration::try_from(d)
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .with_context(|| format!("{flag} {v:?}: must be more than zero"))
+            };
+            let a = crate::serve::ServeArgs {
+                listen,
+                interval: positive("--interval", &interval)?,
+                log_refresh: positive("--log-refresh", &log_refresh)?,
+                namespace: crate::live::single_namespace(&cfg),
+                opts,
+                cfg,
+            };
+            crate::serve::run(a, &live)
         }
         Cmd::Rules => {
             let mut s = String::new();

@@ -4,6 +4,7 @@ mod cli;
 mod docs;
 mod fix;
 mod live;
+mod serve;
 mod subject;
 mod upgrade;
 

@@ -18,7 +18,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
-fn live_options(a: &LiveArgs, namespace: Option<String>) -> LiveOptions {
+pub(crate) fn live_options(a: &LiveArgs, namespace: Option<String>) -> LiveOptions {
     LiveOptions {
         kubeconfig: a.kubeconfig.clone(),
         context: a.context.clone(),

@@ -1,0 +1,165 @@
+//! Prometheus metrics for `unstuck serve`: a printer like the others, for a report that is
+//! refreshed as the cluster changes, plus the counters of the watches that feed it.
+//! Names, labels and meaning are documented in docs/serve.md; the shipped alerts
+//! (deploy/prometheus-rules.yaml) only use metrics defined here (a test checks it).
+
+use std::sync::atomic::AtomicU64;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+
+use crate::Report;
+
+type Labels = Vec<(String, String)>;
+type FGauge = Gauge<f64, AtomicU64>;
+
+/// What the watches feeding the store report at scrape time.
+#[derive(Debug, Default, Clone)]
+pub struct WatchState {
+    /// (kind, objects kept, listed yet)
+    pub kinds: Vec<(String, usize, bool)>,
+    /// (kind, event type, total events)
+    pub events: Vec<(String, String, u64)>,
+    /// (kind, reason, total re-lists)
+    pub relists: Vec<(String, String, u64)>,
+}
+
+/// The process's metrics; every method is cheap and safe to call from any thread.
+pub struct Metrics {
+    registry: Registry,
+    stuck_seconds: Family<Labels, FGauge>,
+    findings: Family<Labels, Gauge>,
+    pods_checked: Gauge,
+    pods_stuck: Gauge,
+    nodes_checked: Gauge,
+    evaluations: Counter,
+    failures: Counter,
+    duration: FGauge,
+    last: FGauge,
+    objects: Family<Labels, Gauge>,
+    synced: Family<Labels, Gauge>,
+    events: Family<Labels, Counter>,
+    relists: Family<Labels, Counter>,
+    rules: Vec<String>,
+}
+
+fn l(pairs: &[(&str, &str)]) -> Labels {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+impl Metrics {
+    /// `rules`: every rule id, so that a rule with no finding reads 0 instead of being absent.
+    pub fn new(rules: &[&str]) -> Metrics {
+        let mut r = Registry::with_prefix("unstuck");
+        let m = Metrics {
+            registry: Registry::default(),
+            stuck_seconds: Family::default(),
+            findings: Family::default(),
+            pods_checked: Gauge::default(),
+            pods_stuck: Gauge::default(),
+            nodes_checked: Gauge::default(),
+            evaluations: Counter::default(),
+            failures: Counter::default(),
+            duration: FGauge::default(),
+            last: FGauge::default(),
+            objects: Family::default(),
+            synced: Family::default(),
+            events: Family::default(),
+            relists: Family::default(),
+            rules: rules.iter().map(|s| s.to_string()).collect(),
+        };
+        r.register(
+            "stuck_seconds",
+            "One series per finding (labels rule, severity, kind, namespace, name, node): how long its subject has been stuck, 0 when unknown",
+            m.stuck_seconds.clone(),
+        );
+        r.register("findings", "Findings by rule and severity", m.findings.clone());
+        r.register("pods_checked", "Pods the last evaluation looked at", m.pods_checked.clone());
+        r.register("pods_stuck", "Pods the last evaluation found stuck", m.pods_stuck.clone());
+        r.register("nodes_checked", "Nodes the last evaluation looked at", m.nodes_checked.clone());
+        r.register("evaluations", "Evaluations of the rules over the watched cluster", m.evaluations.clone());
+        r.register("evaluation_failures", "Evaluations that failed (see the log)", m.failures.clone());
+        r.register("evaluation_duration_seconds", "How long the last evaluation took", m.duration.clone());
+        r.register("last_evaluation_timestamp_seconds", "Unix time of the last successful evaluation", m.last.clone());
+        r.register("watch_objects", "Objects kept per kind", m.objects.clone());
+        r.register("watch_synced", "1 when the kind has been listed and is being watched", m.synced.clone());
+        r.register("watch_events", "Watch events applied, by kind and type", m.events.clone());
+        r.register("watch_relists", "Lists started again, by kind and reason", m.relists.clone());
+        let info: Family<Labels, Gauge> = Family::default();
+        info.get_or_create(&l(&[("version", env!("CARGO_PKG_VERSION"))])).set(1);
+        r.register("build_info", "The unstuck version serving these metrics", info);
+        Metrics { registry: r, ..m }
+    }
+
+    /// Replace the findings with those of a new report.
+    pub fn observe(&self, report: &Report, took_seconds: f64) {
+        self.stuck_seconds.clear();
+        self.findings.clear();
+        for rule in &self.rules {
+            for sev in ["critical", "error", "warning", "info"] {
+                self.findings.get_or_create(&l(&[("rule", rule), ("severity", sev)])).set(0);
+            }
+        }
+        for f in &report.findings {
+            let sev = f.severity.as_str();
+            let s = &f.subject;
+            let labels = l(&[
+                ("rule", &f.rule),
+                ("severity", sev),
+                ("kind", &s.kind),
+                ("namespace", &s.namespace),
+                ("name", &s.name),
+                ("node", &s.node),
+            ]);
+            self.stuck_seconds.get_or_create(&labels).set(f.stuck_for_seconds.unwrap_or(0).max(0) as f64);
+            self.findings.get_or_create(&l(&[("rule", &f.rule), ("severity", sev)])).inc();
+        }
+        let s = &report.summary;
+        self.pods_checked.set(s.pods_checked as i64);
+        self.pods_stuck.set(s.pods_stuck as i64);
+        self.nodes_checked.set(s.nodes_checked as i64);
+        self.evaluations.inc();
+        self.duration.set(took_seconds);
+        self.last.set(report.captured_at.as_millisecond() as f64 / 1000.0);
+    }
+
+    pub fn failed(&self) {
+        self.failures.inc();
+    }
+
+    /// Bring the watch gauges and counters up to the totals the watches keep.
+    pub fn watch(&self, w: &WatchState) {
+        for (kind, n, synced) in &w.kinds {
+            let k = l(&[("kind", kind)]);
+            self.objects.get_or_create(&k).set(*n as i64);
+            self.synced.get_or_create(&k).set(i64::from(*synced));
+        }
+        let bump = |fam: &Family<Labels, Counter>, labels: Labels, total: u64| {
+            let c = fam.get_or_create(&labels);
+            let have = c.get();
+            if total > have {
+                c.inc_by(total - have);
+            }
+        };
+        for (kind, ty, total) in &w.events {
+            bump(&self.events, l(&[("kind", kind), ("type", ty)]), *total);
+        }
+        for (kind, reason, total) in &w.relists {
+            bump(&self.relists, l(&[("kind", kind), ("reason", reason)]), *total);
+        }
+    }
+
+    /// The OpenMetrics text exposition.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut out, &self.registry);
+        out
+    }
+}
+
+/// The content type of [`Metrics::encode`].
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";

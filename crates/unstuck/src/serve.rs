@@ -1,0 +1,296 @@
+//! `unstuck serve`: watch the cluster, re-run the rules when it changes and as time passes, and
+//! serve the findings as Prometheus metrics, the JSON report and the HTML report.
+//!
+//! Same model, same rules, same report as `diagnose`: the watches fill a store, each evaluation
+//! snapshots it through the bundle reader's Collector. Read-only: serve never changes the cluster.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use unstuck_ingest::Options;
+use unstuck_live::watch::{self, lock, Shared};
+use unstuck_live::Live;
+use unstuck_report::metrics::{Metrics, WatchState, CONTENT_TYPE};
+use unstuck_report::Report;
+use unstuck_rules::Config;
+
+use crate::cli::LiveArgs;
+
+pub struct ServeArgs {
+    pub listen: String,
+    pub interval: Duration,
+    pub log_refresh: Duration,
+    pub opts: Options,
+    pub cfg: Config,
+    pub namespace: Option<String>,
+}
+
+/// The last evaluation, rendered once for every reader.
+struct Latest {
+    json: String,
+    html: String,
+    at: Instant,
+    findings: usize,
+}
+
+struct App {
+    metrics: Metrics,
+    shared: Arc<Shared>,
+    latest: RwLock<Option<Latest>>,
+    interval: Duration,
+}
+
+pub fn run(a: ServeArgs, live_args: &LiveArgs) -> Result<u8> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    rt.block_on(serve(a, live_args))
+}
+
+async fn serve(a: ServeArgs, live_args: &LiveArgs) -> Result<u8> {
+    let mut lo = crate::live::live_options(live_args, a.namespace.clone());
+    lo.progress = false;
+    let live = Arc::new(Live::connect(&lo).await?);
+    let listener = tokio::net::TcpListener::bind(&a.listen)
+        .await
+        .with_context(|| format!("--listen {}: cannot bind", a.listen))?;
+    let addr = listener.local_addr().context("listening address")?;
+    let rules: Vec<&str> = unstuck_rules::catalog().iter().map(|r| r.id).collect();
+    let shared = Arc::new(Shared::default());
+    let app = Arc::new(App {
+        metrics: Metrics::new(&rules),
+        shared: shared.clone(),
+        latest: RwLock::new(None),
+        interval: a.interval,
+    });
+    watch::spawn_all(live.clone(), shared.clone());
+    eprintln!(
+        "unstuck serve: watching {} ; listening on http://{addr} (/metrics /findings /readyz /healthz /)",
+        live.server
+    );
+    tokio::spawn(evaluate_forever(live, app.clone(), a, live_args.node_logs.clone()));
+    let router = Router::new()
+        .route("/metrics", get(metrics))
+        .route("/findings", get(findings))
+        .route("/readyz", get(readyz))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/", get(html))
+        .with_state(app);
+    axum::serve(listener, router).with_graceful_shutdown(shutdown()).await.context("serving HTTP")?;
+    eprintln!("unstuck serve: stopped");
+    Ok(0)
+}
+
+async fn shutdown() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
+}
+
+/// Evaluate when the store changed (after a short quiet period, so a burst of events is one
+/// evaluation) and at least every `interval`, since pods become stuck by time passing alone.
+async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_logs: Option<PathBuf>) {
+    const QUIET: Duration = Duration::from_millis(500);
+    let log_dir = std::env::temp_dir().join(format!("unstuck-serve-logs-{}", std::process::id()));
+    let mut fetched: BTreeMap<String, Instant> = BTreeMap::new();
+    let mut last_set: BTreeSet<(String, String)> = BTreeSet::new();
+    loop {
+        tokio::select! {
+            _ = app.shared.changed.notified() => tokio::time::sleep(QUIET).await,
+            _ = tokio::time::sleep(a.interval) => {}
+        }
+        let ready = {
+            let s = lock(&app.shared.store);
+            s.synced("nodes") && s.synced("pods")
+        };
+        if !ready {
+            continue;
+        }
+        let t = Instant::now();
+        match evaluate(&live, &app, &a, node_logs.as_deref(), &log_dir, &mut fetched).await {
+            Ok(report) => {
+                let set: BTreeSet<(String, String)> =
+                    report.findings.iter().map(|f| (f.rule.clone(), f.subject.display())).collect();
+                if set != last_set {
+                    eprintln!(
+                        "unstuck serve: {} finding(s): {}",
+                        set.len(),
+                        set.iter().map(|(r, s)| format!("{r} {s}")).collect::<Vec<_>>().join(", ")
+                    );
+                    last_set = set;
+                }
+                app.metrics.observe(&report, t.elapsed().as_secs_f64());
+                let latest = Latest {
+                    json: report.to_json(),
+                    html: unstuck_report::render_html(&report),
+                    at: Instant::now(),
+                    findings: report.findings.len(),
+                };
+                *app.latest.write().unwrap_or_else(|p| p.into_inner()) = Some(latest);
+            }
+            Err(e) => {
+                app.metrics.failed();
+                eprintln!("unstuck serve: evaluation failed: {}", unstuck_report::clean(&format!("{e:#}")));
+            }
+        }
+    }
+}
+
+async fn evaluate(
+    live: &Live,
+    app: &App,
+    a: &ServeArgs,
+    node_logs: Option<&std::path::Path>,
+    log_dir: &std::path::Path,
+    fetched: &mut BTreeMap<String, Instant>,
+) -> Result<Report> {
+    let shared = app.shared.clone();
+    let opts = a.opts.clone();
+    let server = live.server.clone();
+    let mut snap = tokio::task::spawn_blocking(move || lock(&shared.store).snapshot(&opts, &server))
+        .await
+        .context("snapshot task")??;
+    if a.opts.logs {
+        if let Some(dir) = node_logs {
+            unstuck_ingest::attach_node_logs(&mut snap, dir, &a.opts)?;
+        } else {
+            // Node logs through the kubelet log API, for the nodes holding stuck pods only, refreshed at most every log_refresh.
+            let first = unstuck_rules::diagnose(&snap, &a.cfg);
+            let nodes: BTreeSet<String> = first
+                .findings
+                .iter()
+                .filter(|f| f.subject.kind == "Pod" && !f.subject.node.is_empty())
+                .map(|f| f.subject.node.clone())
+                .collect();
+            fetched.retain(|n, _| nodes.contains(n));
+            if let Ok(entries) = std::fs::read_dir(log_dir) {
+                for e in entries.flatten() {
+                    if !nodes.contains(&*e.file_name().to_string_lossy()) {
+                        let _ = std::fs::remove_dir_all(e.path());
+                    }
+                }
+            }
+            let stale: Vec<String> = nodes
+                .iter()
+                .filter(|n| fetched.get(*n).is_none_or(|t| t.elapsed() >= a.log_refresh))
+                .cloned()
+                .collect();
+            if !stale.is_empty() {
+                for n in &stale {
+                    let _ = std::fs::remove_dir_all(log_dir.join(n));
+                }
+                let notes = live.fetch_node_logs(&stale, log_dir).await;
+                snap.source.warnings.extend(notes);
+                let now = Instant::now();
+                for n in stale {
+                    fetched.insert(n, now);
+                }
+            }
+            if !nodes.is_empty() {
+                unstuck_ingest::attach_node_logs(&mut snap, log_dir, &a.opts)?;
+            }
+        }
+    }
+    let cfg = a.cfg.clone();
+    let report = tokio::task::spawn_blocking(move || {
+        let d = unstuck_rules::diagnose(&snap, &cfg);
+        Report::new(&snap, d)
+    })
+    .await
+    .context("diagnose task")?;
+    Ok(report)
+}
+
+fn watch_state(shared: &Shared) -> WatchState {
+    let store = lock(&shared.store);
+    WatchState {
+        kinds: store.counts().into_iter().map(|(k, n)| (k.to_string(), n, store.synced(k))).collect(),
+        events: lock(&shared.stats.events).iter().map(|((k, t), n)| (k.to_string(), t.clone(), *n)).collect(),
+        relists: lock(&shared.stats.relists).iter().map(|((k, r), n)| (k.to_string(), r.to_string(), *n)).collect(),
+    }
+}
+
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    app.metrics.watch(&watch_state(&app.shared));
+    ([(header::CONTENT_TYPE, CONTENT_TYPE)], app.metrics.encode()).into_response()
+}
+
+fn not_yet() -> Response {
+    (StatusCode::SERVICE_UNAVAILABLE, "no evaluation yet: the watches are still listing the cluster\n").into_response()
+}
+
+async fn findings(State(app): State<Arc<App>>) -> Response {
+    match &*app.latest.read().unwrap_or_else(|p| p.into_inner()) {
+        Some(l) => ([(header::CONTENT_TYPE, "application/json")], l.json.clone()).into_response(),
+        None => not_yet(),
+    }
+}
+
+async fn html(State(app): State<Arc<App>>) -> Response {
+    match &*app.latest.read().unwrap_or_else(|p| p.into_inner()) {
+        Some(l) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], l.html.clone()).into_response(),
+        None => not_yet(),
+    }
+}
+
+/// Ready when an evaluation finished recently and nodes and pods are being watched.
+async fn readyz(State(app): State<Arc<App>>) -> Response {
+    let mut why = Vec::new();
+    {
+        let store = lock(&app.shared.store);
+        for k in ["nodes", "pods"] {
+            if !store.synced(k) {
+                why.push(format!("{k} not listed yet"));
+            }
+        }
+    }
+    for (k, e) in lock(&app.shared.stats.last_error).iter() {
+        why.push(format!("{k}: {e}"));
+    }
+    let (age, n) = match &*app.latest.read().unwrap_or_else(|p| p.into_inner()) {
+        Some(l) => (Some(l.at.elapsed()), l.findings),
+        None => (None, 0),
+    };
+    match age {
+        None => why.push("no evaluation yet".into()),
+        Some(a) if a > app.interval * 3 + Duration::from_secs(30) => {
+            why.push(format!("last evaluation {}s ago", a.as_secs()))
+        }
+        Some(_) => {}
+    }
+    // Optional kinds that cannot be listed weaken rules but do not make the server unready.
+    let fatal = why.iter().any(|w| {
+        w.starts_with("nodes")
+            || w.starts_with("pods")
+            || w.starts_with("no evaluation")
+            || w.starts_with("last evaluation")
+    });
+    if fatal {
+        (StatusCode::SERVICE_UNAVAILABLE, why.join("\n") + "\n").into_response()
+    } else {
+        let mut body = format!("ready: {n} finding(s)\n");
+        for w in why {
+            body.push_str(&format!("warning: {w}\n"));
+        }
+        body.into_response()
+    }
+}
