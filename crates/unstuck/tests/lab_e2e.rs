@@ -245,7 +245,10 @@ fn lab_end_to_end() {
     assert_eq!(code, 1, "{err}");
     assert_eq!(findings(&v), live_set);
     in_cluster(&rt, &client, &cp, tmp.path(), &live_set);
+    let serve = Serve::start(&cp.kubeconfig, &logs);
+    serve.wait_for_findings(&live_set);
     fix_flow(&rt, &client, &cp, tmp.path(), &nobody);
+    serve.follows_the_fix();
     drop(rt);
     drop(cp);
 }
@@ -509,4 +512,152 @@ fn fix_flow(rt: &tokio::runtime::Runtime, client: &kube::Client, cp: &ControlPla
     }
     assert!(!text.contains("BEGIN") && !text.contains("Bearer"));
     println!("fix: audit log has {requests} requests and their results, the user, and no secret");
+}
+
+/// `unstuck serve` against the lab; killed when dropped.
+struct Serve {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A plain HTTP/1.1 GET: (status, body).
+fn http_get(addr: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else { return (0, String::new()) };
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    // axum answers small bodies with a Content-Length, larger ones chunked.
+    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        let mut out = String::new();
+        let mut rest = body;
+        while let Some((len, tail)) = rest.split_once("\r\n") {
+            let n = usize::from_str_radix(len.trim(), 16).unwrap_or(0);
+            if n == 0 || tail.len() < n {
+                break;
+            }
+            out.push_str(&tail[..n]);
+            rest = tail[n..].trim_start_matches("\r\n");
+        }
+        out
+    } else {
+        body.to_string()
+    };
+    (status, body)
+}
+
+impl Serve {
+    fn start(kubeconfig: &Path, logs: &Path) -> Serve {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(bin())
+            .args([
+                "serve",
+                "--kubeconfig",
+                kubeconfig.to_str().unwrap(),
+                "--node-logs",
+                logs.to_str().unwrap(),
+                "--stuck-after",
+                "1s",
+                "--interval",
+                "2s",
+                "--listen",
+                "127.0.0.1:0",
+            ])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("unstuck serve starts");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("[serve] {line}");
+                if let Some(i) = line.find("listening on http://") {
+                    let rest = &line[i + "listening on http://".len()..];
+                    let _ = tx.send(rest.split_whitespace().next().unwrap_or("").to_string());
+                }
+            }
+        });
+        let addr = rx.recv_timeout(Duration::from_secs(30)).expect("serve prints its address");
+        Serve { child, addr }
+    }
+
+    fn report(&self) -> Option<serde_json::Value> {
+        let (code, body) = http_get(&self.addr, "/findings");
+        (code == 200).then(|| serde_json::from_str(&body).expect("/findings is JSON"))
+    }
+
+    fn until(&self, what: &str, mut f: impl FnMut() -> bool) {
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_secs(90) {
+            if f() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        panic!("serve: timed out waiting for {what}");
+    }
+
+    fn wait_for_findings(&self, live_set: &BTreeSet<(String, String, String)>) {
+        self.until("/readyz", || http_get(&self.addr, "/readyz").0 == 200);
+        let mut last = BTreeSet::new();
+        self.until("serve's findings to equal diagnose's", || {
+            last = self.report().map(|v| findings(&v)).unwrap_or_default();
+            &last == live_set
+        });
+        let (code, metrics) = http_get(&self.addr, "/metrics");
+        assert_eq!(code, 200);
+        assert!(metrics.ends_with("# EOF\n"), "{metrics}");
+        let standalone = metrics
+            .lines()
+            .find(|l| {
+                l.starts_with("unstuck_stuck_seconds{")
+                    && l.contains("rule=\"node-lost\"")
+                    && l.contains("name=\"standalone\"")
+            })
+            .unwrap_or_else(|| panic!("no series for the lost pod:\n{metrics}"));
+        assert!(standalone.contains("namespace=\"sc-lost\"") && standalone.contains("node=\"lost-1\""), "{standalone}");
+        assert!(metrics.contains("unstuck_watch_synced{kind=\"pods\"} 1"), "{metrics}");
+        let (code, html) = http_get(&self.addr, "/");
+        assert_eq!(code, 200);
+        assert!(html.contains("<svg") && html.contains("standalone"), "HTML report");
+        println!(
+            "serve: /readyz ready, /findings equal to diagnose ({} findings), /metrics has a series per finding",
+            live_set.len()
+        );
+    }
+
+    /// After fix_flow force-deleted the lost node's pods, the watches see it and the findings go.
+    fn follows_the_fix(mut self) {
+        let gone = |v: &serde_json::Value| {
+            let f = findings(v);
+            !f.iter().any(|(r, k, n)| r == "node-lost" && k == "Pod" && n == "sc-lost/standalone")
+                && !f.iter().any(|(r, k, _)| r == "rollout-blocked-by-terminating" && k == "Deployment")
+        };
+        self.until("serve to drop the fixed findings", || self.report().is_some_and(|v| gone(&v)));
+        let (_, metrics) = http_get(&self.addr, "/metrics");
+        assert!(!metrics.lines().any(|l| l.contains("name=\"standalone\"")), "{metrics}");
+        let deleted = metrics
+            .lines()
+            .find(|l| l.starts_with("unstuck_watch_events_total{kind=\"pods\",type=\"DELETED\"}"))
+            .and_then(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .unwrap_or(0.0);
+        assert!(deleted >= 2.0, "pod deletions seen through the watch: {deleted}\n{metrics}");
+        // SIGTERM: a clean stop, exit code 0.
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let status = self.child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "serve exits 0 on SIGTERM");
+        println!("serve: watch saw {deleted} pod deletions; the fixed findings and their series are gone; SIGTERM stops it cleanly");
+    }
 }
