@@ -8,7 +8,7 @@ SECS=${FUZZ_SECONDS:-20}
 command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz >/dev/null
 rustup toolchain list | grep -q nightly || { echo "fuzz: no nightly toolchain" >&2; exit 3; }
 seed() { mkdir -p "fuzz/corpus/$1"; shift; for f in "$@"; do [ -f "$f" ] && cp "$f" "fuzz/corpus/$(basename "$(dirname "$f")")-$(basename "$f")" 2>/dev/null || true; done; }
-mkdir -p fuzz/corpus/{log_line,log_scan,kubectl_output,dump_list,archive,signatures,container_hash,fix_plan}
+mkdir -p fuzz/corpus/{log_line,log_scan,kubectl_output,dump_list,archive,signatures,container_hash,fix_plan,watch_line}
 for f in examples/*/_nodes/*/*; do head -c 4096 "$f" > "fuzz/corpus/log_scan/$(echo "$f" | tr / _)"; head -n 1 "$f" > "fuzz/corpus/log_line/$(echo "$f" | tr / _)"; done
 for f in examples/*/*/pods.json examples/*/*/events.json examples/*/nodes.json; do
   head -c 65536 "$f" > "fuzz/corpus/kubectl_output/$(echo "$f" | tr / _)"
@@ -23,8 +23,18 @@ tar czf fuzz/corpus/archive/healthy.tar.gz -C examples healthy-cluster
 for e in seed-001-node-problems seed-002-node-lost-recreate; do
   cargo run -q -p unstuck -- fix "examples/$e" --allow cordon --allow out-of-service --allow force-delete --allow remove-finalizers --allow delete -o json > "fuzz/corpus/fix_plan/$e.json" || [ $? -eq 1 ]
 done
+python3 -c "
+import json
+for f in ['examples/mixed-cluster/shop/pods.json', 'examples/mixed-cluster/shop/events.json', 'examples/mixed-cluster/nodes.json']:
+    items = json.load(open(f))['items']
+    stem = f.split('/')[-1][:-5]
+    k = ['nodes','pods','events'].index(stem)
+    lines = [json.dumps({'type': t, 'object': o}) for o in items[:3] for t in ('ADDED', 'MODIFIED')]
+    lines += [json.dumps({'type': 'DELETED', 'object': items[0]}), json.dumps({'type': 'BOOKMARK', 'object': {'metadata': {'resourceVersion': '9'}}})]
+    lines.append(json.dumps({'type': 'ERROR', 'object': {'kind': 'Status', 'code': 410, 'reason': 'Expired', 'message': 'too old'}}))
+    open(f'fuzz/corpus/watch_line/{stem}', 'wb').write(bytes([k]) + '\\n'.join(lines).encode())"
 total=0
-for t in log_line log_scan kubectl_output dump_list archive signatures container_hash fix_plan; do
+for t in log_line log_scan kubectl_output dump_list archive signatures container_hash fix_plan watch_line; do
   echo "== fuzz $t for ${SECS}s"
   out=$(cargo +nightly fuzz run "$t" "fuzz/corpus/$t" -- -max_total_time="$SECS" -rss_limit_mb=2048 -max_len=262144 2>&1) || { echo "$out" | tail -30; echo "fuzz: $t FAILED (input in fuzz/artifacts/$t)" >&2; exit 1; }
   runs=$(echo "$out" | grep -oE 'Done [0-9]+ runs' | grep -oE '[0-9]+' || echo 0)
