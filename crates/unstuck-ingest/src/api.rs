@@ -275,16 +275,16 @@ pub(crate) fn parse_objects(stem: &str, path: &str, bytes: &[u8]) -> Result<Vec<
         Ok(parse_list::<T>(path, bytes, list_kind)?.into_iter().map(f).collect())
     }
     match stem {
-        "nodes" => all(path, bytes, "NodeList", Object::Node),
+        "nodes" => all(path, bytes, "NodeList", |o: Node| Object::Node(Box::new(o))),
         "pods" => all(path, bytes, "PodList", Object::Pod),
         "events" => all(path, bytes, "EventList", Object::Event),
-        "deployments" => all(path, bytes, "DeploymentList", Object::Deployment),
-        "replicasets" => all(path, bytes, "ReplicaSetList", Object::ReplicaSet),
-        "statefulsets" => all(path, bytes, "StatefulSetList", Object::StatefulSet),
-        "daemonsets" => all(path, bytes, "DaemonSetList", Object::DaemonSet),
-        "jobs" => all(path, bytes, "JobList", Object::Job),
-        "persistentvolumeclaims" => all(path, bytes, "PersistentVolumeClaimList", Object::Pvc),
-        "leases" => all(path, bytes, "LeaseList", Object::Lease),
+        "deployments" => all(path, bytes, "DeploymentList", |o: Deployment| Object::Deployment(Box::new(o))),
+        "replicasets" => all(path, bytes, "ReplicaSetList", |o: ReplicaSet| Object::ReplicaSet(Box::new(o))),
+        "statefulsets" => all(path, bytes, "StatefulSetList", |o: StatefulSet| Object::StatefulSet(Box::new(o))),
+        "daemonsets" => all(path, bytes, "DaemonSetList", |o: Owner| Object::DaemonSet(Box::new(o))),
+        "jobs" => all(path, bytes, "JobList", |o: Owner| Object::Job(Box::new(o))),
+        "persistentvolumeclaims" => all(path, bytes, "PersistentVolumeClaimList", |o: Pvc| Object::Pvc(Box::new(o))),
+        "leases" => all(path, bytes, "LeaseList", |o: Lease| Object::Lease(Box::new(o))),
         other => Err(IngestError::Invalid { path: path.into(), msg: format!("{other}: not a kind the store keeps") }),
     }
 }

@@ -103,16 +103,16 @@ impl<'o> Collector<'o> {
         use crate::store::Object;
         let s = &mut self.snap;
         match o {
-            Object::Node(n) => s.nodes.push(n),
+            Object::Node(n) => s.nodes.push(*n),
             Object::Pod(p) => self.add_pod(p),
             Object::Event(e) => s.events.push(e),
-            Object::Deployment(d) => s.deployments.push(d),
-            Object::ReplicaSet(r) => s.replica_sets.push(r),
-            Object::StatefulSet(x) => s.stateful_sets.push(x),
-            Object::DaemonSet(d) => s.daemon_sets.push(d),
-            Object::Job(j) => s.jobs.push(j),
-            Object::Pvc(p) => s.pvcs.push(p),
-            Object::Lease(l) => s.leases.push(l),
+            Object::Deployment(d) => s.deployments.push(*d),
+            Object::ReplicaSet(r) => s.replica_sets.push(*r),
+            Object::StatefulSet(x) => s.stateful_sets.push(*x),
+            Object::DaemonSet(d) => s.daemon_sets.push(*d),
+            Object::Job(j) => s.jobs.push(*j),
+            Object::Pvc(p) => s.pvcs.push(*p),
+            Object::Lease(l) => s.leases.push(*l),
         }
     }
 

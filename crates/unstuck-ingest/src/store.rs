@@ -10,23 +10,25 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::Deserialize;
-use unstuck_model::{Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, Snapshot, StatefulSet};
+use unstuck_model::{Deployment, Event, Lease, Node, Owner, Pod, Pvc, ReplicaSet, Snapshot, StatefulSet, Str};
 
 use crate::{api, Collector, IngestError, Options};
 
 /// One object of a kind the rules use, as the slim model keeps it.
 #[derive(Debug, Clone)]
+/// Every variant is boxed: a store keeps hundreds of thousands of these in a map, whose entries
+/// would otherwise all be as large as the largest kind.
 pub enum Object {
-    Node(Node),
+    Node(Box<Node>),
     Pod(Box<Pod>),
     Event(Box<Event>),
-    Deployment(Deployment),
-    ReplicaSet(ReplicaSet),
-    StatefulSet(StatefulSet),
-    DaemonSet(Owner),
-    Job(Owner),
-    Pvc(Pvc),
-    Lease(Lease),
+    Deployment(Box<Deployment>),
+    ReplicaSet(Box<ReplicaSet>),
+    StatefulSet(Box<StatefulSet>),
+    DaemonSet(Box<Owner>),
+    Job(Box<Owner>),
+    Pvc(Box<Pvc>),
+    Lease(Box<Lease>),
 }
 
 impl Object {
@@ -81,7 +83,7 @@ pub enum WatchStep {
 
 #[derive(Debug, Default)]
 struct KindState {
-    objects: HashMap<(String, String), Object>,
+    objects: HashMap<(Str, Str), Object>,
     resource_version: String,
     synced: bool,
     /// Why this kind could not be listed (then rules that need it are weaker).
@@ -92,6 +94,8 @@ struct KindState {
 #[derive(Debug, Default)]
 pub struct Store {
     kinds: BTreeMap<&'static str, KindState>,
+    /// Slim settled pods as they are stored (`Options::slim`): each new version of a pod is judged again.
+    slim: bool,
 }
 
 #[derive(Deserialize)]
@@ -131,6 +135,21 @@ impl Store {
         Store::default()
     }
 
+    /// A store that slims settled pods as they come (what a snapshot with `Options::slim` would drop anyway).
+    pub fn slimming() -> Store {
+        Store { slim: true, ..Store::default() }
+    }
+
+    fn keep(slim: bool, k: &mut KindState, mut o: Object) {
+        if let Object::Pod(p) = &mut o {
+            if slim && p.is_settled() {
+                p.slim();
+            }
+        }
+        let (ns, name) = o.key();
+        k.objects.insert((Str::from(ns), Str::from(name)), o);
+    }
+
     fn kind(&mut self, stem: &str) -> Result<&mut KindState, IngestError> {
         let k = stem_static(stem)
             .ok_or_else(|| IngestError::Invalid { path: stem.to_string(), msg: "not a kind the store keeps".into() })?;
@@ -139,12 +158,13 @@ impl Store {
 
     /// A complete list of `stem` at `resource_version` replaces what was kept of it.
     pub fn replace(&mut self, stem: &str, objects: Vec<Object>, resource_version: String) -> Result<(), IngestError> {
+        let slim = self.slim;
         let k = self.kind(stem)?;
         k.objects.clear();
         for o in objects {
-            let (ns, name) = o.key();
-            k.objects.insert((ns.to_string(), name.to_string()), o);
+            Store::keep(slim, k, o);
         }
+        k.objects.shrink_to_fit();
         k.resource_version = resource_version;
         k.synced = true;
         k.failed = None;
@@ -161,16 +181,16 @@ impl Store {
     /// Apply one line of a watch stream of `stem` (`{"type":…,"object":…}`); `source` names the stream in errors.
     pub fn apply_watch_line(&mut self, stem: &str, source: &str, line: &[u8]) -> Result<WatchStep, IngestError> {
         let head: Head = api::from_json_slice(line).map_err(|e| IngestError::json(source, e))?;
+        let slim = self.slim;
         let k = self.kind(stem)?;
         match head.ty.as_str() {
             "ADDED" | "MODIFIED" | "DELETED" => {
                 let o = parse_watch_object(stem, source, line)?;
-                let (ns, name) = o.key();
-                let key = (ns.to_string(), name.to_string());
                 if head.ty == "DELETED" {
-                    k.objects.remove(&key);
+                    let (ns, name) = o.key();
+                    k.objects.remove(&(Str::from(ns), Str::from(name)));
                 } else {
-                    k.objects.insert(key, o);
+                    Store::keep(slim, k, o);
                 }
                 if !head.object.metadata.resource_version.is_empty() {
                     k.resource_version = head.object.metadata.resource_version;

@@ -49,12 +49,22 @@ pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// What the watch loops share with the evaluator.
-#[derive(Default)]
 pub struct Shared {
     pub store: Mutex<Store>,
     /// Signalled after every change to the store.
     pub changed: tokio::sync::Notify,
     pub stats: WatchStats,
+}
+
+impl Shared {
+    /// `slim`: keep settled pods slimmed (`Options::slim`, what diagnosis reads).
+    pub fn new(slim: bool) -> Shared {
+        Shared {
+            store: Mutex::new(if slim { Store::slimming() } else { Store::new() }),
+            changed: tokio::sync::Notify::new(),
+            stats: WatchStats::default(),
+        }
+    }
 }
 
 enum End {

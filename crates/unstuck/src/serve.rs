@@ -66,7 +66,7 @@ async fn serve(a: ServeArgs, live_args: &LiveArgs) -> Result<u8> {
         .with_context(|| format!("--listen {}: cannot bind", a.listen))?;
     let addr = listener.local_addr().context("listening address")?;
     let rules: Vec<&str> = unstuck_rules::catalog().iter().map(|r| r.id).collect();
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared::new(a.opts.slim));
     let app = Arc::new(App {
         metrics: Metrics::new(&rules),
         shared: shared.clone(),

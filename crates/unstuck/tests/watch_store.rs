@@ -63,7 +63,10 @@ fn list_kind(stem: &str) -> &'static str {
 }
 
 fn filled_store() -> (Store, Vec<(&'static str, Value)>) {
-    let mut store = Store::new();
+    filled(Store::new())
+}
+
+fn filled(mut store: Store) -> (Store, Vec<(&'static str, Value)>) {
     let lists = lists(Path::new(BUNDLE));
     for (stem, list) in &lists {
         let objs = parse_page(stem, "test", &serde_json::to_vec(list).unwrap()).unwrap();
@@ -89,14 +92,24 @@ fn pod<'a>(lists: &'a [(&str, Value)], name_prefix: &str) -> &'a Value {
 #[test]
 fn a_listed_store_diagnoses_like_the_bundle() {
     let bundle = unstuck_ingest::load(&[BUNDLE.into()], &opts()).unwrap();
-    let (store, _) = filled_store();
-    let snap = store.snapshot(&opts(), "https://lab:6443").unwrap();
-    assert_eq!(snap.pods.len(), bundle.pods.len());
-    assert_eq!(snap.events.len(), bundle.events.len());
     let want = findings(&bundle);
     assert!(want.len() >= 6, "{want:?}");
-    assert_eq!(findings(&snap), want);
-    assert_eq!(snap.source.kind, "live");
+    // As serve keeps it (settled pods slimmed as stored) and whole.
+    for store in [Store::slimming(), Store::new()] {
+        let (store, _) = filled(store);
+        let snap = store.snapshot(&opts(), "https://lab:6443").unwrap();
+        assert_eq!(snap.pods.len(), bundle.pods.len());
+        assert_eq!(snap.events.len(), bundle.events.len());
+        assert_eq!(findings(&snap), want);
+        assert_eq!(snap.source.kind, "live");
+        let settled = snap.pods.iter().filter(|p| p.is_settled()).count();
+        assert!(settled > 0);
+        assert_eq!(
+            snap.pods.iter().filter(|p| p.is_settled() && p.status.conditions.is_empty()).count(),
+            settled,
+            "settled pods are slimmed either way"
+        );
+    }
 }
 
 #[test]
