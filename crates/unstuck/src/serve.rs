@@ -113,9 +113,16 @@ async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_log
     let log_dir = std::env::temp_dir().join(format!("unstuck-serve-logs-{}", std::process::id()));
     let mut fetched: BTreeMap<String, Instant> = BTreeMap::new();
     let mut last_set: BTreeSet<(String, String)> = BTreeSet::new();
+    // After an evaluation that took d, changes wait at least 4·d (at least 1 s, at most the interval)
+    // before the next one: a busy cluster changes all the time, and evaluating must not take all the CPU.
+    let mut gap = Duration::from_secs(1);
+    let mut last_end = Instant::now();
     loop {
         tokio::select! {
-            _ = app.shared.changed.notified() => tokio::time::sleep(QUIET).await,
+            _ = app.shared.changed.notified() => {
+                tokio::time::sleep(QUIET).await;
+                tokio::time::sleep_until((last_end + gap).into()).await;
+            }
             _ = tokio::time::sleep(a.interval) => {}
         }
         let ready = {
@@ -131,14 +138,12 @@ async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_log
                 let set: BTreeSet<(String, String)> =
                     report.findings.iter().map(|f| (f.rule.clone(), f.subject.display())).collect();
                 if set != last_set {
-                    eprintln!(
-                        "unstuck serve: {} finding(s): {}",
-                        set.len(),
-                        set.iter().map(|(r, s)| format!("{r} {s}")).collect::<Vec<_>>().join(", ")
-                    );
+                    eprintln!("unstuck serve: {}", change_line(&last_set, &set));
                     last_set = set;
                 }
                 app.metrics.observe(&report, t.elapsed().as_secs_f64());
+                last_end = Instant::now();
+                gap = (t.elapsed() * 4).clamp(Duration::from_secs(1), a.interval);
                 let latest = Latest {
                     json: report.to_json(),
                     html: unstuck_report::render_html(&report),
@@ -148,6 +153,7 @@ async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_log
                 *app.latest.write().unwrap_or_else(|p| p.into_inner()) = Some(latest);
             }
             Err(e) => {
+                last_end = Instant::now();
                 app.metrics.failed();
                 eprintln!("unstuck serve: evaluation failed: {}", unstuck_report::clean(&format!("{e:#}")));
             }
@@ -218,6 +224,57 @@ async fn evaluate(
     .await
     .context("diagnose task")?;
     Ok(report)
+}
+
+/// One log line for a change of findings: counts by rule, then the subjects that came and went
+/// (at most a few of each: a large cluster can change by thousands at once).
+fn change_line(before: &BTreeSet<(String, String)>, after: &BTreeSet<(String, String)>) -> String {
+    const SHOWN: usize = 5;
+    let mut by_rule: BTreeMap<&str, usize> = BTreeMap::new();
+    for (r, _) in after {
+        *by_rule.entry(r).or_insert(0) += 1;
+    }
+    let list = |what: &str, items: Vec<&(String, String)>| -> String {
+        if items.is_empty() {
+            return String::new();
+        }
+        let mut s: Vec<String> = items.iter().take(SHOWN).map(|(r, x)| format!("{r} {x}")).collect();
+        if items.len() > SHOWN {
+            s.push(format!("and {} more", items.len() - SHOWN));
+        }
+        format!("; {what}: {}", s.join(", "))
+    };
+    let counts: Vec<String> = by_rule.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    format!(
+        "{} finding(s){}{}{}",
+        after.len(),
+        if counts.is_empty() { String::new() } else { format!(" ({})", counts.join(", ")) },
+        list("new", after.difference(before).collect()),
+        list("gone", before.difference(after).collect())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn change_lines_stay_short() {
+        let set = |n: usize, rule: &str| -> BTreeSet<(String, String)> {
+            (0..n).map(|i| (rule.to_string(), format!("Pod/load/web-{i:05}"))).collect()
+        };
+        let big = set(6000, "stuck-unknown");
+        let line = change_line(&BTreeSet::new(), &big);
+        assert!(line.len() < 400, "{line}");
+        assert!(
+            line.starts_with("6000 finding(s) (stuck-unknown 6000); new: stuck-unknown Pod/load/web-00000"),
+            "{line}"
+        );
+        assert!(line.ends_with("and 5995 more"), "{line}");
+        let line = change_line(&big, &set(1, "stuck-unknown"));
+        assert!(line.starts_with("1 finding(s) (stuck-unknown 1); gone: stuck-unknown Pod/load/web-00001"), "{line}");
+        assert_eq!(change_line(&set(1, "x"), &BTreeSet::new()), "0 finding(s); gone: x Pod/load/web-00000");
+    }
 }
 
 fn watch_state(shared: &Shared) -> WatchState {
