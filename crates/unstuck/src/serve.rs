@@ -254,29 +254,6 @@ fn change_line(before: &BTreeSet<(String, String)>, after: &BTreeSet<(String, St
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn change_lines_stay_short() {
-        let set = |n: usize, rule: &str| -> BTreeSet<(String, String)> {
-            (0..n).map(|i| (rule.to_string(), format!("Pod/load/web-{i:05}"))).collect()
-        };
-        let big = set(6000, "stuck-unknown");
-        let line = change_line(&BTreeSet::new(), &big);
-        assert!(line.len() < 400, "{line}");
-        assert!(
-            line.starts_with("6000 finding(s) (stuck-unknown 6000); new: stuck-unknown Pod/load/web-00000"),
-            "{line}"
-        );
-        assert!(line.ends_with("and 5995 more"), "{line}");
-        let line = change_line(&big, &set(1, "stuck-unknown"));
-        assert!(line.starts_with("1 finding(s) (stuck-unknown 1); gone: stuck-unknown Pod/load/web-00001"), "{line}");
-        assert_eq!(change_line(&set(1, "x"), &BTreeSet::new()), "0 finding(s); gone: x Pod/load/web-00000");
-    }
-}
-
 fn watch_state(shared: &Shared) -> WatchState {
     let store = lock(&shared.store);
     WatchState {
@@ -349,5 +326,28 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
             body.push_str(&format!("warning: {w}\n"));
         }
         body.into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn change_lines_stay_short() {
+        let set = |n: usize, rule: &str| -> BTreeSet<(String, String)> {
+            (0..n).map(|i| (rule.to_string(), format!("Pod/load/web-{i:05}"))).collect()
+        };
+        let big = set(6000, "stuck-unknown");
+        let line = change_line(&BTreeSet::new(), &big);
+        assert!(line.len() < 400, "{line}");
+        assert!(
+            line.starts_with("6000 finding(s) (stuck-unknown 6000); new: stuck-unknown Pod/load/web-00000"),
+            "{line}"
+        );
+        assert!(line.ends_with("and 5995 more"), "{line}");
+        let line = change_line(&big, &set(1, "stuck-unknown"));
+        assert!(line.starts_with("1 finding(s) (stuck-unknown 1); gone: stuck-unknown Pod/load/web-00001"), "{line}");
+        assert_eq!(change_line(&set(1, "x"), &BTreeSet::new()), "0 finding(s); gone: x Pod/load/web-00000");
     }
 }
