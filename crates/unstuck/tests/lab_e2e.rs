@@ -36,18 +36,15 @@ fn run_json(args: &[&str], env: &[(&str, &Path)]) -> (i32, serde_json::Value, St
     (code, serde_json::from_str(&out).unwrap_or(serde_json::Value::Null), err)
 }
 
+/// The connection and selection flags every live command of this test uses.
+fn live_flags<'a>(kubeconfig: &'a Path, logs: &'a Path) -> [&'a str; 6] {
+    ["--kubeconfig", kubeconfig.to_str().unwrap(), "--node-logs", logs.to_str().unwrap(), "--stuck-after", "1s"]
+}
+
 fn diagnose_live(kubeconfig: &Path, logs: &Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
-    let mut args = vec![
-        "diagnose",
-        "--kubeconfig",
-        kubeconfig.to_str().unwrap(),
-        "--node-logs",
-        logs.to_str().unwrap(),
-        "--stuck-after",
-        "1s",
-        "-o",
-        "json",
-    ];
+    let mut args = vec!["diagnose"];
+    args.extend(live_flags(kubeconfig, logs));
+    args.extend(["-o", "json"]);
     args.extend_from_slice(extra);
     run_json(&args, &[])
 }
@@ -562,19 +559,9 @@ impl Serve {
     fn start(kubeconfig: &Path, logs: &Path) -> Serve {
         use std::io::BufRead;
         let mut child = std::process::Command::new(bin())
-            .args([
-                "serve",
-                "--kubeconfig",
-                kubeconfig.to_str().unwrap(),
-                "--node-logs",
-                logs.to_str().unwrap(),
-                "--stuck-after",
-                "1s",
-                "--interval",
-                "2s",
-                "--listen",
-                "127.0.0.1:0",
-            ])
+            .arg("serve")
+            .args(live_flags(kubeconfig, logs))
+            .args(["--interval", "2s", "--listen", "127.0.0.1:0"])
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("unstuck serve starts");
