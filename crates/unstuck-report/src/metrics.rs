@@ -44,6 +44,8 @@ pub struct Metrics {
     events: Family<Labels, Counter>,
     relists: Family<Labels, Counter>,
     rules: Vec<String>,
+    /// Held while findings are replaced and while encoding: a scrape never sees half an update.
+    swap: std::sync::Mutex<()>,
 }
 
 fn l(pairs: &[(&str, &str)]) -> Labels {
@@ -70,6 +72,7 @@ impl Metrics {
             events: Family::default(),
             relists: Family::default(),
             rules: rules.iter().map(|s| s.to_string()).collect(),
+            swap: std::sync::Mutex::new(()),
         };
         r.register(
             "stuck_seconds",
@@ -96,6 +99,7 @@ impl Metrics {
 
     /// Replace the findings with those of a new report.
     pub fn observe(&self, report: &Report, took_seconds: f64) {
+        let _g = self.swap.lock().unwrap_or_else(|p| p.into_inner());
         self.stuck_seconds.clear();
         self.findings.clear();
         for rule in &self.rules {
@@ -154,6 +158,7 @@ impl Metrics {
 
     /// The OpenMetrics text exposition.
     pub fn encode(&self) -> String {
+        let _g = self.swap.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = encode(&mut out, &self.registry);
