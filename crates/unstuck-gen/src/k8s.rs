@@ -61,7 +61,10 @@ pub struct NodeSpec<'a> {
     pub ready_message: &'a str,
     pub heartbeat: Timestamp,
     pub transition: Timestamp,
-    pub taints: Vec<(&'a str, &'a str, Timestamp)>,
+    /// (key, value, effect, timeAdded)
+    pub taints: Vec<(&'a str, &'a str, &'a str, Timestamp)>,
+    /// Cordoned.
+    pub unschedulable: bool,
     pub pid_pressure: bool,
     pub role: Option<&'a str>,
 }
@@ -78,6 +81,7 @@ impl<'a> NodeSpec<'a> {
             heartbeat: ago(now, 25),
             transition: ago(now, 86_400 * 3),
             taints: Vec::new(),
+            unschedulable: false,
             pid_pressure: false,
             role: Some("worker"),
         }
@@ -92,8 +96,8 @@ impl<'a> NodeSpec<'a> {
         self.transition = since.checked_add(SignedDuration::from_secs(40)).unwrap();
         let t = self.transition;
         self.taints = vec![
-            ("node.kubernetes.io/unreachable", "NoSchedule", t),
-            ("node.kubernetes.io/unreachable", "NoExecute", t.checked_add(SignedDuration::from_secs(5)).unwrap()),
+            ("node.kubernetes.io/unreachable", "", "NoSchedule", t),
+            ("node.kubernetes.io/unreachable", "", "NoExecute", t.checked_add(SignedDuration::from_secs(5)).unwrap()),
         ];
         self
     }
@@ -145,8 +149,20 @@ impl<'a> NodeSpec<'a> {
             }
         });
         if !self.taints.is_empty() {
-            v["spec"]["taints"] =
-                self.taints.iter().map(|(k, e, t)| json!({"key": k, "effect": e, "timeAdded": ts(*t)})).collect();
+            v["spec"]["taints"] = self
+                .taints
+                .iter()
+                .map(|(k, val, e, t)| {
+                    let mut x = json!({"key": k, "effect": e, "timeAdded": ts(*t)});
+                    if !val.is_empty() {
+                        x["value"] = json!(val);
+                    }
+                    x
+                })
+                .collect();
+        }
+        if self.unschedulable {
+            v["spec"]["unschedulable"] = json!(true);
         }
         v
     }

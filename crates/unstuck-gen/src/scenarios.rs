@@ -446,6 +446,12 @@ pub fn mixed() -> Bundle {
     cni.transition = ago(now, 3600);
     let mut specs: Vec<NodeSpec> = names.iter().map(|n| NodeSpec::healthy(n, now)).collect();
     specs.push(cni);
+    // stale-out-of-service-taint: powered off last night, fenced, repaired two hours ago; still fenced.
+    let mut back = NodeSpec::healthy("ip-10-1-1-14", now);
+    back.transition = ago(now, 7200);
+    back.taints = vec![("node.kubernetes.io/out-of-service", "nodeshutdown", "NoExecute", ago(now, 5 * 3600))];
+    back.unschedulable = true;
+    specs.push(back);
     add_nodes(&mut b, &specs, now);
     healthy_pods(&mut b, &names, now, 9, "containerd");
     let shop = "shop";
@@ -488,7 +494,7 @@ pub fn mixed() -> Bundle {
     let mut p = mk("recommender-5f4e3d2c1-pqrst", "", 3600);
     p.phase = "Pending".into();
     p.conditions = vec![
-        json!({"type": "PodScheduled", "status": "False", "lastProbeTime": null, "lastTransitionTime": ts(ago(now, 3600)), "reason": "Unschedulable", "message": "0/4 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 3 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."}),
+        json!({"type": "PodScheduled", "status": "False", "lastProbeTime": null, "lastTransitionTime": ts(ago(now, 3600)), "reason": "Unschedulable", "message": "0/5 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu. preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod."}),
     ];
     b.add("pods", p.build());
     // evicted

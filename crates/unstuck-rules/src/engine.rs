@@ -96,7 +96,12 @@ fn default_severity(rule: &str) -> Severity {
             Severity::Critical
         }
         "evicted" => Severity::Info,
-        "crash-loop" | "image-pull-failure" | "unschedulable" | "oom-killed" | "stuck-unknown" => Severity::Warning,
+        "crash-loop"
+        | "image-pull-failure"
+        | "unschedulable"
+        | "oom-killed"
+        | "stuck-unknown"
+        | "stale-out-of-service-taint" => Severity::Warning,
         _ => Severity::Error,
     }
 }
@@ -178,7 +183,7 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     for &name in &node_names {
         let on_node = by_node.get(name).unwrap_or(&no_pods);
         let matches = crate::catalog().iter().filter_map(|r| {
-            let nc = r.node_check?;
+            let nc = r.node_fn()?;
             nc(&cx, &cx.health[name], on_node).map(|c| (r.id, c))
         });
         if let Some((rule, cause, contributing)) = first_match(matches) {
@@ -194,7 +199,7 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     for sp in &stuck {
         let matches = crate::catalog().iter().filter_map(|r| match r.check {
             Check::Pod(check) => check(&cx, sp).map(|c| (r.id, c)),
-            Check::Workload(_) => None,
+            Check::Workload(_) | Check::Node(_) => None,
         });
         let Some((rule, cause, mut contributing)) = first_match(matches) else { continue };
         contributing.retain(|c| c != "stuck-unknown");
@@ -236,7 +241,11 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
             stuck_for_seconds: since.map(|t| now.duration_since(t).as_secs()),
             stuck_for: since.map(|t| human(now.duration_since(t))),
             since,
-            summary: format!("{} ({} of {} pods on the node stuck)", cause.summary, on_node.len(), h.pods_total),
+            summary: if h.pods_total == 0 {
+                format!("{} (no pods on the node)", cause.summary)
+            } else {
+                format!("{} ({} of {} pods on the node stuck)", cause.summary, on_node.len(), h.pods_total)
+            },
             blast_radius: Some("node".into()),
             evidence: cause.evidence,
             remediation: number(cause.remediation),

@@ -61,14 +61,30 @@ pub enum OpKind {
     Delete,
     ForceDelete,
     RemoveFinalizers,
+    RemoveOutOfService,
+    Uncordon,
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 5] =
-        [OpKind::Cordon, OpKind::OutOfService, OpKind::Delete, OpKind::ForceDelete, OpKind::RemoveFinalizers];
+    pub const ALL: [OpKind; 7] = [
+        OpKind::Cordon,
+        OpKind::OutOfService,
+        OpKind::Delete,
+        OpKind::ForceDelete,
+        OpKind::RemoveFinalizers,
+        OpKind::RemoveOutOfService,
+        OpKind::Uncordon,
+    ];
     /// Applied unless `--allow` says otherwise. The out-of-service taint is left out: it acts on every
     /// pod and volume of a node, and is only right for a node that is really shut down.
-    pub const DEFAULT: [OpKind; 4] = [OpKind::Cordon, OpKind::Delete, OpKind::ForceDelete, OpKind::RemoveFinalizers];
+    pub const DEFAULT: [OpKind; 6] = [
+        OpKind::Cordon,
+        OpKind::Delete,
+        OpKind::ForceDelete,
+        OpKind::RemoveFinalizers,
+        OpKind::RemoveOutOfService,
+        OpKind::Uncordon,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -77,6 +93,8 @@ impl OpKind {
             OpKind::Delete => "delete",
             OpKind::ForceDelete => "force-delete",
             OpKind::RemoveFinalizers => "remove-finalizers",
+            OpKind::RemoveOutOfService => "remove-out-of-service",
+            OpKind::Uncordon => "uncordon",
         }
     }
 
@@ -88,7 +106,7 @@ impl OpKind {
     /// finalizer removal (a force-deleted pod with finalizers stays until they are cleared).
     fn phase(self) -> u8 {
         match self {
-            OpKind::Cordon | OpKind::OutOfService => 0,
+            OpKind::Cordon | OpKind::OutOfService | OpKind::RemoveOutOfService | OpKind::Uncordon => 0,
             OpKind::Delete | OpKind::ForceDelete => 1,
             OpKind::RemoveFinalizers => 2,
         }
@@ -119,6 +137,17 @@ pub enum Op {
         #[serde(rename = "hasTaints")]
         has_taints: bool,
     },
+    /// Remove the `node.kubernetes.io/out-of-service` taints (JSON patch: each position is tested to
+    /// hold that key before it is removed).
+    #[serde(rename = "remove-out-of-service")]
+    RemoveOutOfService {
+        target: Pinned,
+        /// Positions in `spec.taints` of the pinned resourceVersion.
+        positions: Vec<u32>,
+    },
+    /// `spec.unschedulable: false` (JSON patch, tested to be `true` first).
+    #[serde(rename = "uncordon")]
+    Uncordon { target: Pinned },
 }
 
 /// Constructors for rules: `None` when the object lacks what a precondition needs (the step then stays
@@ -140,6 +169,20 @@ impl Op {
     pub fn out_of_service(n: &Node) -> Option<Op> {
         Pinned::of("Node", &n.metadata).map(|target| Op::OutOfService { target, has_taints: !n.spec.taints.is_empty() })
     }
+    /// `None` when the node has no out-of-service taint.
+    pub fn remove_out_of_service(n: &Node) -> Option<Op> {
+        let positions: Vec<u32> = (n.spec.taints.iter().enumerate())
+            .filter(|(_, t)| t.key == util::OUT_OF_SERVICE)
+            .map(|(i, _)| i as u32)
+            .collect();
+        (!positions.is_empty())
+            .then(|| Pinned::of("Node", &n.metadata).map(|target| Op::RemoveOutOfService { target, positions }))
+            .flatten()
+    }
+    /// `None` when the node is not cordoned.
+    pub fn uncordon(n: &Node) -> Option<Op> {
+        n.spec.unschedulable.then(|| Pinned::of("Node", &n.metadata).map(|target| Op::Uncordon { target })).flatten()
+    }
 
     pub fn kind(&self) -> OpKind {
         match self {
@@ -148,6 +191,8 @@ impl Op {
             Op::RemoveFinalizers { .. } => OpKind::RemoveFinalizers,
             Op::Cordon { .. } => OpKind::Cordon,
             Op::OutOfService { .. } => OpKind::OutOfService,
+            Op::RemoveOutOfService { .. } => OpKind::RemoveOutOfService,
+            Op::Uncordon { .. } => OpKind::Uncordon,
         }
     }
 
@@ -157,7 +202,9 @@ impl Op {
             | Op::Delete { target }
             | Op::RemoveFinalizers { target, .. }
             | Op::Cordon { target }
-            | Op::OutOfService { target, .. } => target,
+            | Op::OutOfService { target, .. }
+            | Op::RemoveOutOfService { target, .. }
+            | Op::Uncordon { target } => target,
         }
     }
 
@@ -170,6 +217,8 @@ impl Op {
             Op::RemoveFinalizers { finalizers, .. } => format!("remove finalizers {finalizers:?} from {t}"),
             Op::Cordon { .. } => format!("cordon {t}"),
             Op::OutOfService { .. } => format!("taint {t} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute"),
+            Op::RemoveOutOfService { .. } => format!("remove the node.kubernetes.io/out-of-service taint from {t}"),
+            Op::Uncordon { .. } => format!("uncordon {t}"),
         }
     }
 
@@ -183,6 +232,8 @@ impl Op {
             Op::RemoveFinalizers { .. } => util::clear_finalizers(ns, name),
             Op::Cordon { .. } => util::cordon(name),
             Op::OutOfService { .. } => util::taint_out_of_service(name),
+            Op::RemoveOutOfService { .. } => util::untaint_out_of_service(name),
+            Op::Uncordon { .. } => util::uncordon(name),
         }
     }
 }
@@ -259,8 +310,15 @@ impl Plan {
             }
             let want = match it.op {
                 Op::ForceDelete { .. } | Op::Delete { .. } | Op::RemoveFinalizers { .. } => "Pod",
-                Op::Cordon { .. } | Op::OutOfService { .. } => "Node",
+                Op::Cordon { .. } | Op::OutOfService { .. } | Op::RemoveOutOfService { .. } | Op::Uncordon { .. } => {
+                    "Node"
+                }
             };
+            if let Op::RemoveOutOfService { positions, .. } = &it.op {
+                if positions.is_empty() || positions.iter().any(|&p| p > 1000) {
+                    return Err(format!("item {}: remove-out-of-service needs taint positions (0 to 1000)", it.id));
+                }
+            }
             if t.kind != want || (want == "Pod") == t.namespace.is_empty() {
                 return Err(format!(
                     "item {}: {} cannot be the target of {}",
@@ -373,6 +431,38 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
                 dry_run,
             }
         }
+        Op::RemoveOutOfService { positions, .. } => {
+            // Highest position first, so that each removal leaves the positions still to come as they were.
+            let mut ps = positions.clone();
+            ps.sort_unstable_by(|a, b| b.cmp(a));
+            ps.dedup();
+            let ops = ps
+                .iter()
+                .flat_map(|p| {
+                    [
+                        json!({"op": "test", "path": format!("/spec/taints/{p}/key"), "value": util::OUT_OF_SERVICE}),
+                        json!({"op": "remove", "path": format!("/spec/taints/{p}")}),
+                    ]
+                })
+                .collect();
+            Request {
+                method: "PATCH",
+                path: node(),
+                content_type: "application/json-patch+json",
+                body: guard(ops),
+                dry_run,
+            }
+        }
+        Op::Uncordon { .. } => Request {
+            method: "PATCH",
+            path: node(),
+            content_type: "application/json-patch+json",
+            body: guard(vec![
+                json!({"op": "test", "path": "/spec/unschedulable", "value": true}),
+                json!({"op": "replace", "path": "/spec/unschedulable", "value": false}),
+            ]),
+            dry_run,
+        },
     }
 }
 
@@ -556,6 +646,51 @@ mod tests {
         assert!(r.body[2]["value"].is_array());
         let r = request(&Op::Cordon { target: node }, "7", false);
         assert_eq!(r.body[2], json!({"op": "add", "path": "/spec/unschedulable", "value": true}));
+    }
+
+    #[test]
+    fn unfencing_tests_what_it_removes() {
+        let node = Pinned {
+            kind: "Node".into(),
+            namespace: String::new(),
+            name: "n1".into(),
+            uid: "n-u".into(),
+            resource_version: "7".into(),
+        };
+        // Positions removed highest first, each tested to still hold the out-of-service key.
+        let r = request(&Op::RemoveOutOfService { target: node.clone(), positions: vec![0, 2] }, "7", false);
+        assert_eq!(r.path, "/api/v1/nodes/n1");
+        let ops = r.body.as_array().unwrap();
+        assert_eq!(ops[0]["path"], "/metadata/uid");
+        assert_eq!(ops[1], json!({"op": "replace", "path": "/metadata/resourceVersion", "value": "7"}));
+        assert_eq!(
+            ops[2..],
+            [
+                json!({"op": "test", "path": "/spec/taints/2/key", "value": "node.kubernetes.io/out-of-service"}),
+                json!({"op": "remove", "path": "/spec/taints/2"}),
+                json!({"op": "test", "path": "/spec/taints/0/key", "value": "node.kubernetes.io/out-of-service"}),
+                json!({"op": "remove", "path": "/spec/taints/0"}),
+            ]
+        );
+        let r = request(&Op::Uncordon { target: node.clone() }, "8", true);
+        assert_eq!(r.path, "/api/v1/nodes/n1?dryRun=All");
+        assert_eq!(r.body[2], json!({"op": "test", "path": "/spec/unschedulable", "value": true}));
+        assert_eq!(r.body[3], json!({"op": "replace", "path": "/spec/unschedulable", "value": false}));
+        // A plan file with nothing to remove is refused before anything is sent.
+        let plan = |op: Op| Plan {
+            api_version: Plan::API_VERSION.into(),
+            kind: Plan::KIND.into(),
+            source: "x".into(),
+            captured_at: None,
+            allowed: OpKind::DEFAULT.to_vec(),
+            items: vec![PlanItem { id: 1, op, reasons: vec![], risk: None, requires: vec![] }],
+            not_allowed: vec![],
+        };
+        assert!(plan(Op::RemoveOutOfService { target: node.clone(), positions: vec![1] }).validate().is_ok());
+        let e = plan(Op::RemoveOutOfService { target: node.clone(), positions: vec![] }).validate().unwrap_err();
+        assert!(e.contains("positions"), "{e}");
+        let e = plan(Op::Uncordon { target: pod() }).validate().unwrap_err();
+        assert!(e.contains("cannot be the target of uncordon"), "{e}");
     }
 
     #[test]

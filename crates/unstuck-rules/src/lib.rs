@@ -28,6 +28,8 @@ pub enum Scope {
     Pod,
     /// Reports a workload held by stuck pods.
     Workload,
+    /// Reports a node on its own: a problem that needs no stuck pod to matter.
+    Node,
 }
 
 /// The check a rule runs.
@@ -35,6 +37,8 @@ pub enum Scope {
 pub enum Check {
     Pod(fn(&Cx<'_>, &StuckPod<'_>) -> Option<Cause>),
     Workload(fn(&Cx<'_>, &[StuckPod<'_>]) -> Vec<Finding>),
+    /// A node-only rule: the node check is all it has.
+    Node(NodeCheck),
 }
 
 /// A catalog entry.
@@ -53,6 +57,23 @@ pub struct Rule {
 pub type NodeCheck = fn(&Cx<'_>, &NodeHealth<'_>, &[&StuckPod<'_>]) -> Option<Cause>;
 
 impl Rule {
+    /// The check that decides whether a node has this problem, if the rule has one.
+    pub fn node_fn(&self) -> Option<NodeCheck> {
+        match self.check {
+            Check::Node(c) => Some(c),
+            _ => self.node_check,
+        }
+    }
+
+    /// `pod`, `workload` or `node`.
+    pub fn scope_name(&self) -> &'static str {
+        match self.scope {
+            Scope::Pod => "pod",
+            Scope::Workload => "workload",
+            Scope::Node => "node",
+        }
+    }
+
     /// The doc text in Markdown.
     pub fn doc(&self) -> String {
         let mut s = String::new();

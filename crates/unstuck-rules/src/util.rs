@@ -55,9 +55,21 @@ pub fn cordon(node: &str) -> String {
     format!("kubectl cordon {}", sh(node))
 }
 
+pub fn uncordon(node: &str) -> String {
+    format!("kubectl uncordon {}", sh(node))
+}
+
+/// The taint of non-graceful node shutdown.
+pub const OUT_OF_SERVICE: &str = "node.kubernetes.io/out-of-service";
+
 /// The out-of-service taint of non-graceful node shutdown.
 pub fn taint_out_of_service(node: &str) -> String {
     format!("kubectl taint nodes {} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute", sh(node))
+}
+
+/// Remove the out-of-service taint (every effect).
+pub fn untaint_out_of_service(node: &str) -> String {
+    format!("kubectl taint nodes {} node.kubernetes.io/out-of-service-", sh(node))
 }
 
 /// `kubectl patch pod … finalizers: null`.

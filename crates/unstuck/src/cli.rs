@@ -151,7 +151,7 @@ pub enum Cmd {
         #[arg(long)]
         confirm: bool,
         /// Operation kinds to include (repeatable): cordon, out-of-service, delete, force-delete,
-        /// remove-finalizers. Default: all but out-of-service.
+        /// remove-finalizers, remove-out-of-service, uncordon. Default: all but out-of-service.
         #[arg(long = "allow", value_name = "KIND", value_parser = parse_op_kind)]
         allow: Vec<unstuck_rules::fix::OpKind>,
         /// Append-only audit log (JSON Lines). Default: $XDG_STATE_HOME/unstuck/audit.jsonl (~/.local/state/…).
@@ -406,11 +406,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Cmd::Rules => {
             let mut s = String::new();
             for r in unstuck_rules::catalog() {
-                let scope = match r.scope {
-                    unstuck_rules::Scope::Pod => "pod",
-                    unstuck_rules::Scope::Workload => "workload",
-                };
-                s.push_str(&format!("{:<32} {:<9} {}\n", r.id, scope, r.summary));
+                s.push_str(&format!("{:<32} {:<9} {}\n", r.id, r.scope_name(), r.summary));
             }
             emit(&s)?;
             Ok(0)

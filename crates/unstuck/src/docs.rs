@@ -16,8 +16,7 @@ pub fn write_rule_docs(dir: &Path) -> Result<()> {
     for r in unstuck_rules::catalog() {
         let p = dir.join(format!("{}.md", r.id));
         std::fs::write(&p, rule_markdown(r)).with_context(|| p.display().to_string())?;
-        let scope = if r.scope == unstuck_rules::Scope::Pod { "pod" } else { "workload" };
-        index.push_str(&format!("| [`{}`]({}.md) | {scope} | {} |\n", r.id, r.id, r.summary));
+        index.push_str(&format!("| [`{}`]({}.md) | {} | {} |\n", r.id, r.id, r.scope_name(), r.summary));
     }
     std::fs::write(dir.join("README.md"), index).with_context(|| dir.display().to_string())?;
     Ok(())

@@ -101,6 +101,7 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
             t("oom-killed", "Pod", "shop/search-6b5a4c3d2-klmno"),
             t("sandbox-network-failure", "Node", "ip-10-1-1-13"),
             t("sandbox-network-failure", "Pod", "shop/payments-9a8b7c6d5-netwk"),
+            t("stale-out-of-service-taint", "Node", "ip-10-1-1-14"),
             t("stuck-unknown", "Pod", "shop/legacy-report-3c2b1a0f9-qqqqq"),
             t("unschedulable", "Pod", "shop/recommender-5f4e3d2c1-pqrst"),
             t("volume-mount-failure", "Pod", "shop/orders-db-migrate-4d3c2b1a0-zzzzz"),

@@ -208,3 +208,30 @@ fn refusals_exit_2_and_name_the_problem() {
 fn ex(name: &str) -> String {
     example(name).display().to_string()
 }
+
+#[test]
+fn a_recovered_node_is_unfenced_only_with_confirmation_and_only_without_a_namespace_filter() {
+    let (code, v) = plan(&[&ex("mixed-cluster")]);
+    assert_eq!(code, 1);
+    let node = "ip-10-1-1-14";
+    let got: Vec<&serde_json::Value> =
+        v["items"].as_array().unwrap().iter().filter(|i| i["op"]["target"]["name"] == node).collect();
+    let kinds: Vec<&str> = got.iter().map(|i| i["op"]["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["remove-out-of-service", "uncordon"]);
+    let nodes: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(example("mixed-cluster/nodes.json")).unwrap()).unwrap();
+    let n = nodes["items"].as_array().unwrap().iter().find(|n| n["metadata"]["name"] == node).unwrap();
+    for it in &got {
+        assert_eq!(it["op"]["target"]["uid"], n["metadata"]["uid"]);
+        assert_eq!(it["op"]["target"]["resourceVersion"], n["metadata"]["resourceVersion"]);
+        assert!(!it["requires"].as_array().unwrap().is_empty(), "held until a person confirms: {it}");
+        assert_eq!(it["reasons"][0]["rule"], "stale-out-of-service-taint");
+    }
+    assert_eq!(got[0]["op"]["positions"], serde_json::json!([0]));
+    // `fix -n shop` does not touch a node no selected pod is on.
+    let (_, v) = plan(&[&ex("mixed-cluster"), "-n", "shop"]);
+    assert!(!v.to_string().contains(node), "{v:#}");
+    // The text plan names the commands a person would run.
+    let (_, out, _) = run(&["fix", &ex("mixed-cluster"), "--allow", "remove-out-of-service"]);
+    assert!(out.contains("kubectl taint nodes ip-10-1-1-14 node.kubernetes.io/out-of-service-"), "{out}");
+}

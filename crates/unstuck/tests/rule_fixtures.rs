@@ -174,3 +174,63 @@ fn pending_states_respect_the_threshold() {
     p["status"]["containerStatuses"][0]["lastState"]["terminated"]["reason"] = json!("Error");
     assert_eq!(rule_of(&diagnose(vec![p], now), "search-6b5a4c3d2-klmno").as_deref(), Some("crash-loop"));
 }
+
+#[test]
+fn stale_out_of_service_taint_needs_a_ready_node_that_is_still_fenced() {
+    let ex = example("mixed-cluster");
+    let now = "2024-06-03T12:00:00Z";
+    let name = "ip-10-1-1-14";
+    let node =
+        with_kind(items(&ex.join("nodes.json")), "Node").into_iter().find(|n| n["metadata"]["name"] == name).unwrap();
+    let lease = with_kind(items(&ex.join("kube-node-lease/leases.json")), "Lease")
+        .into_iter()
+        .find(|l| l["metadata"]["name"] == name)
+        .unwrap();
+    let rule = "stale-out-of-service-taint";
+    let fires =
+        |n: &Value, now: &str| diagnose(vec![n.clone(), lease.clone()], now).contains(&(rule.into(), name.into()));
+    assert!(fires(&node, now), "{:?}", diagnose(vec![node.clone(), lease.clone()], now));
+    // The taint with another value or effect is still the out-of-service taint.
+    let mut n = node.clone();
+    n["spec"]["taints"][0]["effect"] = json!("NoSchedule");
+    n["spec"]["taints"][0].as_object_mut().unwrap().remove("value");
+    assert!(fires(&n, now));
+    // Not cordoned: still fenced by the taint.
+    let mut n = node.clone();
+    n["spec"].as_object_mut().unwrap().remove("unschedulable");
+    assert!(fires(&n, now));
+    // Cordoned without the taint: maintenance, not a leftover of an incident.
+    let mut n = node.clone();
+    n["spec"].as_object_mut().unwrap().remove("taints");
+    assert!(!fires(&n, now));
+    // Another taint only.
+    let mut n = node.clone();
+    n["spec"]["taints"][0]["key"] = json!("dedicated");
+    assert!(!fires(&n, now));
+    // Still down (Ready=Unknown): the taint is doing its job; that is node-lost's business.
+    let mut n = node.clone();
+    for c in n["status"]["conditions"].as_array_mut().unwrap() {
+        if c["type"] == "Ready" {
+            c["status"] = json!("Unknown");
+            c["reason"] = json!("NodeStatusUnknown");
+        }
+    }
+    assert!(!fires(&n, now));
+    // Ready for less than --stuck-after (5 minutes): someone may be bringing it back right now.
+    let mut n = node.clone();
+    for c in n["status"]["conditions"].as_array_mut().unwrap() {
+        if c["type"] == "Ready" {
+            c["lastTransitionTime"] = json!("2024-06-03T11:58:00Z");
+        }
+    }
+    assert!(!fires(&n, now));
+    // `--now` before the node came back, or before the taint was added.
+    assert!(!fires(&node, "2024-06-03T09:59:00Z"));
+    let mut n = node.clone();
+    n["spec"]["taints"][0]["timeAdded"] = json!("2024-06-03T11:59:00Z");
+    assert!(!fires(&n, "2024-06-03T11:30:00Z"));
+    // A stale heartbeat: lost again, not stale-tainted.
+    let mut l = lease.clone();
+    l["spec"]["renewTime"] = json!("2024-06-03T11:00:00.000000Z");
+    assert!(!diagnose(vec![node.clone(), l], now).contains(&(rule.into(), name.into())));
+}

@@ -19,6 +19,7 @@ pub mod poststart_exec_hang;
 pub mod rollout_blocked_by_terminating;
 pub mod runtime_unresponsive;
 pub mod sandbox_network_failure;
+pub mod stale_out_of_service_taint;
 pub mod stuck_unknown;
 pub mod unschedulable;
 pub mod volume_mount_failure;
@@ -41,6 +42,7 @@ pub(crate) static ALL: &[&crate::Rule] = &[
     &stuck_unknown::RULE,
     &rollout_blocked_by_terminating::RULE,
     &container_hash_change::RULE,
+    &stale_out_of_service_taint::RULE,
 ];
 
 /// A node log hit as evidence.
@@ -134,7 +136,7 @@ pub(crate) fn confirmed_down(node: &str) -> String {
 /// The out-of-service taint for a lost node, with its operation when the Node is known and not
 /// already tainted.
 pub(crate) fn out_of_service(cx: &Cx<'_>, node: &str, action: impl Into<String>, risk: &str) -> StepDraft {
-    let nd = cx.ix.node_by_name.get(node).filter(|n| !n.has_taint("node.kubernetes.io/out-of-service"));
+    let nd = cx.ix.node_by_name.get(node).filter(|n| !n.has_taint(util::OUT_OF_SERVICE));
     StepDraft::cluster(action, taint_out_of_service(node))
         .op(nd.and_then(|n| Op::out_of_service(n)))
         .requires(confirmed_down(node))

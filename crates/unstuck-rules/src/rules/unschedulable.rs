@@ -1,5 +1,5 @@
 use super::{event_evidence, pod_events_with};
-use crate::util::sh;
+use crate::util::{sh, OUT_OF_SERVICE};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
 
 declare_rule! {
@@ -40,16 +40,49 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     }
     evidence.extend(pod_events_with(cx, pod, &["FailedScheduling"], None).iter().take(2).map(|e| event_evidence(e)));
     let msg = pod.condition("PodScheduled").map(|c| c.message.clone()).unwrap_or_default();
+    let mut remediation = vec![
+        StepDraft::cluster(
+            "Read the scheduler's reasons",
+            format!("kubectl describe pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
+        ),
+        StepDraft::config("Lower the requests, fix nodeSelector/affinity/tolerations, or add capacity"),
+    ];
+    // Healthy nodes still fenced off after an incident are capacity the scheduler cannot use.
+    let fenced = fenced_nodes(cx);
+    if !fenced.is_empty() && (msg.contains("were unschedulable") || msg.contains(OUT_OF_SERVICE)) {
+        for (name, what) in fenced.iter().take(5) {
+            evidence.push(Evidence::api(format!("node {name} is Ready but {what}")));
+        }
+        let names: Vec<&str> = fenced.iter().map(|(n, _)| *n).collect();
+        remediation.push(StepDraft::config(format!(
+            "Ready nodes are still fenced off ({}): if they are healthy again, unfence them (see their node findings)",
+            names.join(", ")
+        )));
+    }
     Some(Cause {
         severity: None,
         summary: if msg.is_empty() { "no node can take the pod".into() } else { format!("not schedulable: {msg}") },
         evidence,
-        remediation: vec![
-            StepDraft::cluster(
-                "Read the scheduler's reasons",
-                format!("kubectl describe pod -n {} {}", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
-            ),
-            StepDraft::config("Lower the requests, fix nodeSelector/affinity/tolerations, or add capacity"),
-        ],
+        remediation,
     })
+}
+
+/// Nodes reporting Ready that are cordoned or carry the out-of-service taint, by name.
+fn fenced_nodes<'a>(cx: &Cx<'a>) -> Vec<(&'a str, &'static str)> {
+    let mut v: Vec<(&str, &str)> = cx
+        .health
+        .values()
+        .filter(|h| !h.is_lost() && h.condition_true("Ready"))
+        .filter_map(|h| {
+            let n = h.node?;
+            match (n.spec.unschedulable, n.has_taint(OUT_OF_SERVICE)) {
+                (true, true) => Some((h.name, "cordoned and tainted out-of-service")),
+                (false, true) => Some((h.name, "tainted out-of-service")),
+                (true, false) => Some((h.name, "cordoned")),
+                (false, false) => None,
+            }
+        })
+        .collect();
+    v.sort();
+    v
 }
