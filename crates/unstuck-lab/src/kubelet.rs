@@ -178,7 +178,29 @@ impl SimKubelet {
             _ => ("True", "KubeletReady", "kubelet is posting ready status"),
         };
         let pid = if mode == "pid-exhaustion" { "True" } else { "False" };
-        let cond = |t: &str, s: &str, r: &str, m: &str| json!({"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": ts(now), "lastTransitionTime": ts(now)});
+        // As the kubelet's condition setters do: the transition time moves only when the status changes
+        // (the node controller's Ready=Unknown counts as a change when the kubelet comes back).
+        let nodes: Api<Node> = Api::all(self.client.clone());
+        let before: Vec<(String, String, String)> = nodes
+            .get_opt(&self.spec.name)
+            .await
+            .ok()
+            .flatten()
+            .and_then(|n| n.status?.conditions)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|c| {
+                Some((c.type_, c.status, serde_json::to_value(c.last_transition_time?).ok()?.as_str()?.to_string()))
+            })
+            .collect();
+        let cond = |t: &str, s: &str, r: &str, m: &str| {
+            let since = before
+                .iter()
+                .find(|(bt, bs, _)| bt == t && bs == s)
+                .map(|(_, _, at)| at.clone())
+                .unwrap_or_else(|| ts(now));
+            json!({"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": ts(now), "lastTransitionTime": since})
+        };
         let status = json!({"status": {
             "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
             "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
@@ -194,7 +216,6 @@ impl SimKubelet {
                 "containerRuntimeVersion": self.spec.runtime, "kubeletVersion": self.spec.kubelet_version, "kubeProxyVersion": self.spec.kubelet_version,
                 "operatingSystem": "linux", "architecture": "amd64"}
         }});
-        let nodes: Api<Node> = Api::all(self.client.clone());
         nodes.patch_status(&self.spec.name, &PatchParams::default(), &Patch::Merge(&status)).await?;
         Ok(())
     }

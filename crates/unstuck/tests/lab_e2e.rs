@@ -247,6 +247,7 @@ fn lab_end_to_end() {
     serve.wait_for_findings(&live_set);
     fix_flow(&rt, &client, &cp, tmp.path(), &nobody);
     serve.follows_the_fix();
+    recovery_flow(&rt, &client, &cp, tmp.path(), &logs);
     drop(rt);
     drop(cp);
 }
@@ -510,6 +511,107 @@ fn fix_flow(rt: &tokio::runtime::Runtime, client: &kube::Client, cp: &ControlPla
     }
     assert!(!text.contains("BEGIN") && !text.contains("Bearer"));
     println!("fix: audit log has {requests} requests and their results, the user, and no secret");
+}
+
+/// The lost node is fenced (out-of-service taint through `fix`, cordon by hand), then repaired: it
+/// reports Ready again but stays fenced until `fix` unfences it; then its StatefulSet pod runs there.
+fn recovery_flow(rt: &tokio::runtime::Runtime, client: &kube::Client, cp: &ControlPlane, tmp: &Path, logs: &Path) {
+    use k8s_openapi::api::core::v1::{Node, Pod};
+    use kube::api::{Api, Patch, PatchParams};
+    let kc = &cp.kubeconfig;
+    let audit = tmp.join("state/audit.jsonl");
+    let nodes: Api<Node> = Api::all(client.clone());
+    let node = || rt.block_on(nodes.get("lost-1")).unwrap();
+    let oos = |n: &Node| {
+        n.spec
+            .as_ref()
+            .and_then(|s| s.taints.as_ref())
+            .is_some_and(|t| t.iter().any(|t| t.key == "node.kubernetes.io/out-of-service"))
+    };
+    // 1. The node is confirmed powered off: `fix` adds the out-of-service taint (opt-in kind), for real.
+    let (code, v, err) = fix(kc, &audit, &["--rule", "node-lost", "--allow", "out-of-service", "--confirm", "--apply"]);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    assert_eq!(
+        outcomes(&v).iter().map(|o| (o.1.as_str(), o.2.as_str(), o.3.as_str())).collect::<Vec<_>>(),
+        [("out-of-service", "/lost-1", "applied")]
+    );
+    assert!(oos(&node()), "the taint is on the Node");
+    // …and a person cordons it while it is rebuilt.
+    rt.block_on(nodes.patch(
+        "lost-1",
+        &PatchParams::default(),
+        &Patch::Merge(&serde_json::json!({"spec": {"unschedulable": true}})),
+    ))
+    .unwrap();
+    // 2. Repaired: the kubelet reports again; the node controller lifts the unreachable taints.
+    rt.block_on(scenarios::set_mode(client, "lost-1", "healthy")).unwrap();
+    rt.block_on(scenarios::wait_until(
+        "lost-1 Ready without the unreachable taint",
+        Duration::from_secs(90),
+        || async {
+            let Ok(n) = nodes.get("lost-1").await else { return false };
+            let ready = n
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+            let unreachable = n
+                .spec
+                .as_ref()
+                .and_then(|s| s.taints.as_ref())
+                .is_some_and(|t| t.iter().any(|t| t.key == "node.kubernetes.io/unreachable"));
+            ready && !unreachable
+        },
+    ))
+    .expect("the node controller sees lost-1 back");
+    // 3. Ready, still fenced: the finding, with the node's own evidence.
+    let want = ("stale-out-of-service-taint".to_string(), "Node".to_string(), "lost-1".to_string());
+    let mut v = serde_json::Value::Null;
+    rt.block_on(scenarios::wait_until("the stale-out-of-service-taint finding", Duration::from_secs(30), || {
+        let (_, got, _) = diagnose_live(kc, logs, &[]);
+        v = got;
+        let found = findings(&v).contains(&want);
+        async move { found }
+    }))
+    .unwrap_or_else(|e| panic!("{e:#}: {v:#}"));
+    let f = v["findings"].as_array().unwrap().iter().find(|f| f["rule"] == want.0).unwrap();
+    let ev = f["evidence"].to_string();
+    assert!(ev.contains("Ready=True") && ev.contains("out-of-service") && ev.contains("cordoned"), "{f:#}");
+    assert!(!findings(&v).iter().any(|f| f.0 == "node-lost"), "lost-1 is not lost any more: {v:#}");
+    // 4. Unfencing is held without --confirm, a dry run changes nothing, --apply unfences.
+    let args = ["--rule", "stale-out-of-service-taint"];
+    let (code, v, err) = fix(kc, &audit, &args);
+    assert_eq!(code, 1, "{err}");
+    let kinds = |v: &serde_json::Value| outcomes(v).into_iter().map(|o| (o.1, o.3)).collect::<Vec<_>>();
+    let pair = |a: &str, b: &str| {
+        [("remove-out-of-service".to_string(), a.to_string()), ("uncordon".to_string(), b.to_string())]
+    };
+    assert_eq!(kinds(&v), pair("held", "held"));
+    let (_, v, _) = fix(kc, &audit, &[&args[..], &["--confirm"]].concat());
+    assert_eq!(kinds(&v), pair("would-apply", "would-apply"));
+    assert!(oos(&node()), "a dry run removed the taint");
+    let (code, v, err) = fix(kc, &audit, &[&args[..], &["--confirm", "--apply"]].concat());
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    assert_eq!(kinds(&v), pair("applied", "applied"));
+    let n = node();
+    assert!(!oos(&n) && !n.spec.as_ref().unwrap().unschedulable.unwrap_or(false), "{n:?}");
+    // 5. The pods that waited for the node run there again, and nothing is left to report about it.
+    rt.block_on(scenarios::wait_until("db-0 Running on lost-1", Duration::from_secs(90), || async {
+        Api::<Pod>::namespaced(client.clone(), "sc-lost").get_opt("db-0").await.ok().flatten().is_some_and(|p| {
+            p.status.and_then(|s| s.phase).as_deref() == Some("Running")
+                && p.spec.and_then(|s| s.node_name).as_deref() == Some("lost-1")
+        })
+    }))
+    .expect("the StatefulSet pod is scheduled onto the unfenced node");
+    let mut left = BTreeSet::new();
+    rt.block_on(scenarios::wait_until("no finding about lost-1 or sc-lost", Duration::from_secs(60), || {
+        let (_, v, _) = diagnose_live(kc, logs, &[]);
+        left = findings(&v).into_iter().filter(|f| f.2 == "lost-1" || f.2.starts_with("sc-lost/")).collect();
+        let done = left.is_empty();
+        async move { done }
+    }))
+    .unwrap_or_else(|e| panic!("{e:#}: {left:?}"));
+    println!("recovery: fix fenced lost-1 (out-of-service); back Ready, the stale taint was found; fix unfenced it; db-0 runs there again");
 }
 
 /// `unstuck serve` against the lab; killed when dropped.
