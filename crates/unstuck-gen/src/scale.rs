@@ -19,6 +19,9 @@ pub struct Params {
     pub out: PathBuf,
 }
 
+const USAGE: &str =
+    "usage: unstuck-gen scale [--nodes N] [--pods-per-node P] [--log-kb-per-node K] [--namespaces S] DIR";
+
 pub fn main(args: &[String]) -> Result<()> {
     let mut p =
         Params { nodes: 100, pods_per_node: 30, log_bytes_per_node: 500_000, namespaces: 0, out: PathBuf::new() };
@@ -30,6 +33,10 @@ pub fn main(args: &[String]) -> Result<()> {
             "--pods-per-node" => p.pods_per_node = v()?,
             "--log-kb-per-node" => p.log_bytes_per_node = v()? * 1024,
             "--namespaces" => p.namespaces = v()?,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
             s if !s.starts_with('-') => {
                 p.out = PathBuf::from(s);
                 i += 1;
@@ -40,7 +47,7 @@ pub fn main(args: &[String]) -> Result<()> {
         i += 2;
     }
     if p.out.as_os_str().is_empty() {
-        bail!("usage: unstuck-gen scale [--nodes N] [--pods-per-node P] [--log-kb-per-node K] [--namespaces S] DIR");
+        bail!("{USAGE}");
     }
     if p.namespaces == 0 {
         p.namespaces = (p.nodes * p.pods_per_node / 300).max(1);
@@ -80,6 +87,12 @@ pub fn write(p: &Params) -> Result<()> {
                 s.ready = "False";
                 s.ready_reason = "KubeletNotReady";
                 s.ready_message = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized";
+            }
+            12 => {
+                // Back since an hour, still fenced off from the outage before.
+                s.transition = ago(now, 3600);
+                s.taints = vec![("node.kubernetes.io/out-of-service", "nodeshutdown", "NoExecute", ago(now, 4 * 3600))];
+                s.unschedulable = true;
             }
             _ => {}
         }
