@@ -64,7 +64,9 @@ pub(crate) fn log_evidence(h: &LogHit) -> Evidence {
 pub(crate) fn logs_evidence(hits: &[&LogHit], max: usize) -> Vec<Evidence> {
     let mut v: Vec<&LogHit> = hits.to_vec();
     v.sort_by(|a, b| (b.severity, b.count, &a.file, a.line).cmp(&(a.severity, a.count, &b.file, b.line)));
-    v.into_iter().take(max).map(log_evidence).collect()
+    // A line several signatures match is cited once (its most severe match).
+    let mut seen = std::collections::HashSet::new();
+    v.into_iter().filter(|h| seen.insert((&h.file, h.line))).take(max).map(log_evidence).collect()
 }
 
 pub(crate) fn event_evidence(e: &Event) -> Evidence {
