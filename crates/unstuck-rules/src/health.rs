@@ -5,6 +5,7 @@ use rustc_hash::FxHashMap as HashMap;
 use jiff::SignedDuration;
 use unstuck_model::{Index, LogHit, Node, Time};
 
+use crate::node_problems::NodeProblem;
 use crate::util::human;
 use crate::Evidence;
 
@@ -24,6 +25,8 @@ pub struct NodeHealth<'a> {
     pub not_ready: Option<String>,
     pub heartbeat: Option<Time>,
     pub hits: Vec<&'a LogHit>,
+    /// Problem conditions and warning events the API reports about the node (node-problem-detector, kubelet).
+    pub problems: Vec<NodeProblem>,
     pub pods_total: usize,
 }
 
@@ -34,6 +37,10 @@ impl<'a> NodeHealth<'a> {
     /// Node log hits that feed a rule.
     pub fn hits_for(&self, rule: &str) -> Vec<&'a LogHit> {
         self.hits.iter().copied().filter(|h| h.feeds == rule).collect()
+    }
+    /// API-reported node problems that feed a rule.
+    pub fn problems_for(&self, rule: &str) -> Vec<Evidence> {
+        self.problems.iter().filter(|p| p.feeds == Some(rule)).map(|p| p.evidence.clone()).collect()
     }
     pub fn condition_true(&self, t: &str) -> bool {
         self.node.and_then(|n| n.condition(t)).is_some_and(|c| c.status == "True")
@@ -60,6 +67,7 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
             not_ready: None,
             heartbeat: None,
             hits: ix.node_hits(name).to_vec(),
+            problems: node.map(|n| crate::node_problems::of(ix, n, now)).unwrap_or_default(),
             pods_total: ix.pods_by_node.get(name).map_or(0, |v| v.len()),
         };
         let lease = ix.lease_by_node.get(name).and_then(|l| l.spec.renew_time);

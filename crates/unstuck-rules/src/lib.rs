@@ -11,6 +11,7 @@ mod engine;
 mod finding;
 pub mod fix;
 mod health;
+pub mod node_problems;
 pub mod rules;
 mod stuck;
 pub mod util;

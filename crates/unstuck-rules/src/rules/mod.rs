@@ -63,10 +63,28 @@ pub(crate) fn log_evidence(h: &LogHit) -> Evidence {
 /// At most `max` hits, most severe and most repeated first, as evidence.
 pub(crate) fn logs_evidence(hits: &[&LogHit], max: usize) -> Vec<Evidence> {
     let mut v: Vec<&LogHit> = hits.to_vec();
-    v.sort_by(|a, b| (b.severity, b.count, &a.file, a.line).cmp(&(a.severity, a.count, &b.file, b.line)));
-    // A line several signatures match is cited once (its most severe match).
-    let mut seen = std::collections::HashSet::new();
-    v.into_iter().filter(|h| seen.insert((&h.file, h.line))).take(max).map(log_evidence).collect()
+    v.sort_by(|a, b| {
+        (b.severity, b.count, &a.file, a.line, &a.signature).cmp(&(a.severity, a.count, &b.file, b.line, &b.signature))
+    });
+    // A line several signatures match is cited once, naming every signature.
+    let mut out: Vec<Evidence> = Vec::new();
+    let mut at: std::collections::HashMap<(&str, u64), usize> = std::collections::HashMap::new();
+    for h in v {
+        match at.get(&(h.file.as_str(), h.line)) {
+            Some(&i) => {
+                if let Some(s) = out[i].signature.as_mut() {
+                    s.push_str(", ");
+                    s.push_str(&h.signature);
+                }
+            }
+            None if out.len() < max => {
+                at.insert((h.file.as_str(), h.line), out.len());
+                out.push(log_evidence(h));
+            }
+            None => {}
+        }
+    }
+    out
 }
 
 pub(crate) fn event_evidence(e: &Event) -> Evidence {

@@ -8,8 +8,11 @@ declare_rule! {
     /// Pods stuck `Terminating` or `ContainerCreating` because the container runtime does not answer the
     /// kubelet: `PLEG is not healthy: pleg was last seen active … ago`, `pleg has yet to be successful`,
     /// `Skipping pod synchronization`, `rpc error: code = DeadlineExceeded desc = context deadline
-    /// exceeded`, `error killing pod` / `KillContainerError`, `FailedKillPod` events, or a `Ready=False`
-    /// node whose message names PLEG or the runtime.
+    /// exceeded`, `error killing pod` / `KillContainerError`, `FailedKillPod` events, a `Ready=False`
+    /// node whose message names PLEG or the runtime, or what the node reports through the API:
+    /// node-problem-detector's `ContainerRuntimeUnhealthy`, `KernelDeadlock` (`DockerHung`) and
+    /// `Frequent…Restart` conditions, its `TaskHung` events naming a runtime process, the kubelet's
+    /// `ContainerGCFailed` events with `DeadlineExceeded`.
     ///
     /// ## Why it matters
     /// The kubelet relists containers through the runtime (PLEG); when docker/containerd hangs (storage
@@ -18,7 +21,8 @@ declare_rule! {
     ///
     /// ## Evidence
     /// kubelet and runtime log lines (node-wide and those naming the pod), `FailedKillPod` /
-    /// `FailedCreatePodSandBox` events with `DeadlineExceeded`, the node's Ready condition.
+    /// `FailedCreatePodSandBox` events with `DeadlineExceeded`, the node's Ready condition, the node
+    /// problem conditions and events above.
     ///
     /// ## Remediation
     /// 1. Cordon the node.
@@ -29,6 +33,7 @@ declare_rule! {
     ///
     /// ## References
     /// - https://github.com/kubernetes/kubernetes/issues/45419 (PLEG is not healthy)
+    /// - https://github.com/kubernetes/node-problem-detector (health-checker, kernel and systemd monitors)
     /// - Seed 001 (`rpc error … context deadline exceeded`, `PLEG is not healthy`).
     pub static RULE = {
         id: "runtime-unresponsive",
@@ -92,7 +97,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     );
     let nodewide = node_signals(h);
     let nr = not_ready_runtime(h);
-    if own.is_empty() && events.is_empty() && nodewide.is_empty() && nr.is_none() {
+    let reported = h.problems_for(RULE.id);
+    if own.is_empty() && events.is_empty() && nodewide.is_empty() && nr.is_none() && reported.is_empty() {
         return None;
     }
     let mut evidence: Vec<Evidence> = events.iter().take(3).map(|e| event_evidence(e)).collect();
@@ -101,6 +107,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if let Some(m) = &nr {
         evidence.push(Evidence::api(format!("node {node} {m}")));
     }
+    evidence.extend(reported.iter().take(2).cloned());
     let mut steps = vec![cordon(cx, node, "Stop new pods landing on the node"), restart_runtime(node, h.runtime())];
     finish_deletion(
         pod,
@@ -113,8 +120,10 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     );
     Some(Cause {
         severity: None,
-        summary: if nodewide.is_empty() && nr.is_none() {
+        summary: if nodewide.is_empty() && nr.is_none() && reported.is_empty() {
             "the runtime times out killing/creating this pod's containers".into()
+        } else if nodewide.is_empty() && nr.is_none() {
+            format!("the container runtime on {node} is not responding (the node reports it unhealthy)")
         } else {
             format!("the container runtime on {node} is not responding (PLEG unhealthy)")
         },
@@ -126,13 +135,15 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
 fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Option<Cause> {
     let hits = node_signals(h);
     let nr = not_ready_runtime(h);
-    if hits.is_empty() && nr.is_none() {
+    let reported = h.problems_for(RULE.id);
+    if hits.is_empty() && nr.is_none() && reported.is_empty() {
         return None;
     }
     let mut evidence = logs_evidence(&hits, 5);
     if let Some(m) = nr {
         evidence.push(Evidence::api(format!("node {} {m}", h.name)));
     }
+    evidence.extend(reported.into_iter().take(3));
     let mut steps = vec![
         cordon(cx, h.name, "Stop new pods landing on the node"),
         restart_runtime(h.name, h.runtime()),

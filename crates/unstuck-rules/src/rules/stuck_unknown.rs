@@ -12,7 +12,9 @@ declare_rule! {
     /// that was available.
     ///
     /// ## Evidence
-    /// The pod's state and events; the list of causes that were ruled out.
+    /// The pod's state and events; the list of causes that were ruled out; any problem the pod's node
+    /// reports through the API that no rule reads (a node-problem-detector condition such as
+    /// `ReadonlyFilesystem=True`, a warning event about the Node) — a lead for the next step.
     ///
     /// ## Remediation
     /// 1. Collect node logs for the pod's node and re-run, or run `unstuck logs POD BUNDLE`.
@@ -63,7 +65,9 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     Some(Cause {
         severity: None,
         summary: format!("stuck {}; no known cause found", sp.state_str()),
-        evidence: vec![Evidence::api(checked)],
+        evidence: std::iter::once(Evidence::api(checked))
+            .chain(cx.node_health(node).into_iter().flat_map(|h| h.problems.iter().take(3).map(|p| p.evidence.clone())))
+            .collect(),
         remediation: steps,
     })
 }

@@ -8,7 +8,8 @@ declare_rule! {
     /// (`UnmountVolume.TearDown failed for volume …`, `device or resource busy`, `No retries permitted
     /// until …`, orphaned pod volume paths), or a node whose kernel reports a dead NFS server
     /// (`nfs: server … not responding, still trying`) or hung tasks (`INFO: task … blocked for more than
-    /// … seconds`) while the pod mounts a network filesystem.
+    /// … seconds`) while the pod mounts a network filesystem — in its logs, or through the API as
+    /// node-problem-detector's `TaskHung` events on the Node.
     ///
     /// ## Why it matters
     /// The kubelet only removes a pod once its volumes are unmounted. A mount whose server is gone
@@ -17,7 +18,8 @@ declare_rule! {
     ///
     /// ## Evidence
     /// Node log lines (kubelet, kernel, dockerd) attributed to the pod by UID, name or container ID, the
-    /// pod's network volumes (`nfs`, `glusterfs`, `cephfs`, `rbd`, `iscsi`).
+    /// pod's network volumes (`nfs`, `glusterfs`, `cephfs`, `rbd`, `iscsi`); node-problem-detector's
+    /// `TaskHung` events and `KernelDeadlock` condition about a hung unmount.
     ///
     /// ## Remediation
     /// 1. On the node, find the stuck mount (`mount | grep POD-UID`) and bring its server back.
@@ -68,7 +70,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 .collect()
         })
         .unwrap_or_default();
-    let by_node = !netvols.is_empty() && !node_hits.is_empty();
+    let reported = cx.node_health(node).map(|h| h.problems_for(RULE.id)).unwrap_or_default();
+    let by_node = !netvols.is_empty() && (!node_hits.is_empty() || !reported.is_empty());
     if own.is_empty() && !by_node {
         return None;
     }
@@ -78,6 +81,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     }
     if by_node {
         evidence.extend(logs_evidence(&node_hits, 3));
+        evidence.extend(reported.into_iter().take(2));
     }
     let mut steps = vec![StepDraft::host(
         node,
@@ -127,7 +131,8 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         .into_iter()
         .filter(|x| x.signature == "nfs-not-responding" || x.signature == "hung-task")
         .collect();
-    if hits.is_empty() {
+    let reported = h.problems_for(RULE.id);
+    if hits.is_empty() && reported.is_empty() {
         return None;
     }
     let mut steps = vec![StepDraft::host(
@@ -139,7 +144,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
     Some(Cause {
         severity: None,
         summary: format!("node {} has hung network mounts (NFS server not responding / hung tasks)", h.name),
-        evidence: logs_evidence(&hits, 4),
+        evidence: [logs_evidence(&hits, 4), reported.into_iter().take(3).collect()].concat(),
         remediation: steps,
     })
 }
