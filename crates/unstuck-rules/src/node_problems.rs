@@ -88,7 +88,7 @@ pub(crate) fn of<'a>(ix: &Index<'a>, node: &'a Node, now: Time) -> Vec<NodeProbl
         .filter(|e| e.type_ == "Warning")
         .filter(|e| e.time().is_some_and(|t| t <= now && now.duration_since(t) <= EVENT_WINDOW))
         .collect();
-    events.sort_by(|a, b| b.time().cmp(&a.time()));
+    events.sort_by_key(|e| std::cmp::Reverse(e.time()));
     for e in events {
         out.push(NodeProblem { feeds: event_feeds(&e.reason, &e.message), evidence: event_evidence(e) });
     }

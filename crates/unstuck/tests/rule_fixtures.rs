@@ -234,3 +234,161 @@ fn stale_out_of_service_taint_needs_a_ready_node_that_is_still_fenced() {
     l["spec"]["renewTime"] = json!("2024-06-03T11:00:00.000000Z");
     assert!(!diagnose(vec![node.clone(), l], now).contains(&(rule.into(), name.into())));
 }
+
+/// Diagnose and return the whole findings (rule, subject name, evidence texts).
+fn diagnose_full(objs: Vec<Value>, now: &str) -> Vec<(String, String, Vec<String>)> {
+    let list = json!({"kind": "List", "apiVersion": "v1", "items": objs});
+    let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
+    let snap = unstuck_ingest::load_kubectl_bytes("fixture.json", list.to_string().as_bytes(), &opts).unwrap();
+    let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
+    d.findings.into_iter().map(|f| (f.rule, f.subject.name, f.evidence.into_iter().map(|e| e.text).collect())).collect()
+}
+
+fn with_condition(node: &Value, type_: &str, status: &str, reason: &str, msg: &str, since: &str) -> Value {
+    let mut n = node.clone();
+    n["status"]["conditions"].as_array_mut().unwrap().push(json!({"type": type_, "status": status, "reason": reason,
+        "message": msg, "lastHeartbeatTime": since, "lastTransitionTime": since}));
+    n
+}
+
+/// An event about a Node as node-problem-detector / the kubelet write them (namespace default).
+fn node_event(node: &str, reason: &str, component: &str, msg: &str, at: &str) -> Value {
+    json!({"kind": "Event", "apiVersion": "v1",
+        "metadata": {"name": format!("{node}.17a1b2c3d4e5f6a7"), "namespace": "default", "creationTimestamp": at},
+        "involvedObject": {"kind": "Node", "name": node, "uid": node},
+        "reason": reason, "message": msg, "type": "Warning", "count": 1,
+        "firstTimestamp": at, "lastTimestamp": at, "source": {"component": component, "host": node}})
+}
+
+#[test]
+fn node_problem_detector_conditions_feed_runtime_unresponsive() {
+    let ex = example("mixed-cluster");
+    let now = "2024-06-03T12:00:00Z";
+    let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
+    let pod = items(&ex.join("shop/pods.json"))
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == "legacy-report-3c2b1a0f9-qqqqq")
+        .unwrap();
+    let name = "legacy-report-3c2b1a0f9-qqqqq";
+    let node = "ip-10-1-1-12";
+    let with = |f: &dyn Fn(&Value) -> Value| -> Vec<Value> {
+        nodes
+            .iter()
+            .map(|n| if n["metadata"]["name"] == node { f(n) } else { n.clone() })
+            .chain([pod.clone()])
+            .collect()
+    };
+    // Without a node problem: no known cause.
+    assert_eq!(rule_of(&diagnose(with(&|n| n.clone()), now), name).as_deref(), Some("stuck-unknown"));
+    // NPD's health-checker says the runtime does not answer: the pod and the node get runtime-unresponsive.
+    let unhealthy = |n: &Value| {
+        with_condition(
+            n,
+            "ContainerRuntimeUnhealthy",
+            "True",
+            "ContainerdUnhealthy",
+            "containerd is not responding to crictl pods",
+            "2024-06-03T11:30:00Z",
+        )
+    };
+    let f = diagnose_full(with(&unhealthy), now);
+    let pod_f = f.iter().find(|x| x.1 == name).unwrap();
+    assert_eq!(pod_f.0, "runtime-unresponsive");
+    assert!(pod_f.2.iter().any(|e| e.contains("ContainerRuntimeUnhealthy=True (ContainerdUnhealthy)")), "{pod_f:?}");
+    assert!(f.iter().any(|x| x.0 == "runtime-unresponsive" && x.1 == node), "{f:?}");
+    // KernelDeadlock from a hung dockerd, too.
+    let hung = |n: &Value| {
+        with_condition(
+            n,
+            "KernelDeadlock",
+            "True",
+            "DockerHung",
+            "kernel: INFO: task docker:20744 blocked for more than 120 seconds.",
+            "2024-06-03T11:30:00Z",
+        )
+    };
+    assert_eq!(rule_of(&diagnose(with(&hung), now), name).as_deref(), Some("runtime-unresponsive"));
+    // Not when the condition is False (NPD's healthy state), or only became true after `--now`.
+    let healthy = |n: &Value| {
+        with_condition(
+            n,
+            "ContainerRuntimeUnhealthy",
+            "False",
+            "ContainerRuntimeIsHealthy",
+            "Container runtime on the node is functioning properly",
+            "2024-06-01T00:00:00Z",
+        )
+    };
+    assert_eq!(rule_of(&diagnose(with(&healthy), now), name).as_deref(), Some("stuck-unknown"));
+    assert_eq!(rule_of(&diagnose(with(&unhealthy), "2024-06-03T11:29:00Z"), name), None, "not stuck yet then");
+    let later = |n: &Value| {
+        with_condition(n, "ContainerRuntimeUnhealthy", "True", "ContainerdUnhealthy", "", "2024-06-03T12:30:00Z")
+    };
+    assert_eq!(rule_of(&diagnose(with(&later), now), name).as_deref(), Some("stuck-unknown"));
+    // A problem no rule reads (a read-only root filesystem) stays a lead in the stuck-unknown finding.
+    let ro = |n: &Value| {
+        with_condition(
+            n,
+            "ReadonlyFilesystem",
+            "True",
+            "FilesystemIsReadOnly",
+            "Filesystem is read-only",
+            "2024-06-03T11:00:00Z",
+        )
+    };
+    let f = diagnose_full(with(&ro), now);
+    let pod_f = f.iter().find(|x| x.1 == name).unwrap();
+    assert_eq!(pod_f.0, "stuck-unknown");
+    assert!(pod_f.2.iter().any(|e| e.contains("ReadonlyFilesystem=True")), "{pod_f:?}");
+    assert!(!f.iter().any(|x| x.1 == node), "no node finding for an unmapped condition: {f:?}");
+    // The kubelet's ContainerGCFailed with a deadline exceeded is a runtime signal as well.
+    let mut objs = with(&|n| n.clone());
+    objs.push(node_event(
+        node,
+        "ContainerGCFailed",
+        "kubelet",
+        "rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+        "2024-06-03T11:58:00Z",
+    ));
+    assert_eq!(rule_of(&diagnose(objs, now), name).as_deref(), Some("runtime-unresponsive"));
+}
+
+#[test]
+fn node_problem_detector_task_hung_events_feed_volume_unmount_hang() {
+    let ex = example("seed-001-node-problems");
+    let now = "2023-03-22T16:00:00Z";
+    let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
+    let name = "ledger-export-0";
+    let pod = items(&ex.join("finance/pods.json")).into_iter().find(|p| p["metadata"]["name"] == name).unwrap();
+    let node = "v-docker-k7";
+    let hung = |at: &str, on: &str, comm: &str| {
+        node_event(
+            on,
+            "TaskHung",
+            "kernel-monitor",
+            &format!("INFO: task {comm}:31337 blocked for more than 120 seconds."),
+            at,
+        )
+    };
+    // Without node logs, the API alone: nothing points at the mount.
+    let base = [nodes.clone(), vec![pod.clone()]].concat();
+    assert_ne!(rule_of(&diagnose(base.clone(), now), name).as_deref(), Some("volume-unmount-hang"));
+    // NPD reports a hung umount on the pod's node: the pod's NFS volume is the suspect; the node too.
+    let f = diagnose_full([base.clone(), vec![hung("2023-03-22T15:10:00Z", node, "umount.nfs")]].concat(), now);
+    let pod_f = f.iter().find(|x| x.1 == name).unwrap();
+    assert_eq!(pod_f.0, "volume-unmount-hang", "{f:?}");
+    assert!(pod_f.2.iter().any(|e| e.contains("TaskHung (kernel-monitor)") && e.contains("umount.nfs")), "{pod_f:?}");
+    assert!(f.iter().any(|x| x.0 == "volume-unmount-hang" && x.1 == node), "{f:?}");
+    // On another node, a day before the capture, or after it: not evidence.
+    for ev in [
+        hung("2023-03-22T15:10:00Z", "v-docker-k6", "umount.nfs"),
+        hung("2023-03-21T15:10:00Z", node, "umount.nfs"),
+        hung("2023-03-22T16:10:00Z", node, "umount.nfs"),
+    ] {
+        let f = diagnose([base.clone(), vec![ev.clone()]].concat(), now);
+        assert_ne!(rule_of(&f, name).as_deref(), Some("volume-unmount-hang"), "{ev}");
+    }
+    // A hung runtime process is the runtime's problem, not the mount's.
+    let f = diagnose([base.clone(), vec![hung("2023-03-22T15:10:00Z", node, "containerd-shim")]].concat(), now);
+    assert_eq!(rule_of(&f, name).as_deref(), Some("runtime-unresponsive"), "{f:?}");
+}
