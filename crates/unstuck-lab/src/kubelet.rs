@@ -216,7 +216,9 @@ impl SimKubelet {
                 "containerRuntimeVersion": self.spec.runtime, "kubeletVersion": self.spec.kubelet_version, "kubeProxyVersion": self.spec.kubelet_version,
                 "operatingSystem": "linux", "architecture": "amd64"}
         }});
-        nodes.patch_status(&self.spec.name, &PatchParams::default(), &Patch::Merge(&status)).await?;
+        // A strategic merge patch, as the kubelet sends: conditions merge by type, so those other agents
+        // set (node-problem-detector) stay.
+        nodes.patch_status(&self.spec.name, &PatchParams::default(), &Patch::Strategic(&status)).await?;
         Ok(())
     }
 
@@ -328,7 +330,8 @@ impl SimKubelet {
                 return Ok(());
             }
             match mode {
-                "pid-exhaustion" => return Ok(()),
+                // The runtime hangs before PLEG trips: only node-problem-detector has noticed.
+                "pid-exhaustion" | "runtime-hung" => return Ok(()),
                 "runtime-unresponsive" => {
                     let key = format!("kill-{uid}");
                     if self.logged.insert(key.clone()) {

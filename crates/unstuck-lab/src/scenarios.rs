@@ -19,6 +19,7 @@ pub const SCENARIOS: &[&str] = &[
     "poststart-hostpid-docker",
     "pid-exhaustion",
     "runtime-unresponsive",
+    "runtime-hung-npd",
     "nfs-hang",
     "crash-loop",
     "image-pull",
@@ -38,6 +39,7 @@ pub fn nodes() -> Vec<NodeSpec> {
         NodeSpec::new("pid-1", "docker://20.10.7"),
         NodeSpec::new("rt-1", "containerd://1.7.13"),
         NodeSpec::new("nfs-1", "containerd://1.7.13"),
+        NodeSpec::new("npd-1", "containerd://1.7.13"),
     ]
 }
 
@@ -57,6 +59,9 @@ pub fn expected(name: &str) -> Vec<(&'static str, &'static str, &'static str)> {
         }
         "runtime-unresponsive" => {
             vec![("runtime-unresponsive", "Node", "rt-1"), ("runtime-unresponsive", "Pod", "sc-runtime/billing")]
+        }
+        "runtime-hung-npd" => {
+            vec![("runtime-unresponsive", "Node", "npd-1"), ("runtime-unresponsive", "Pod", "sc-npd/worker")]
         }
         "nfs-hang" => vec![("volume-unmount-hang", "Pod", "sc-nfs/ledger")],
         "crash-loop" => vec![("crash-loop", "Pod", "sc-apps/checkout")],
@@ -204,6 +209,14 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
             tokio::time::sleep(Duration::from_secs(2)).await;
             delete_pod(c, "sc-runtime", "billing").await
         }
+        "runtime-hung-npd" => {
+            create_pod(c, "sc-npd", pod("worker", Some("npd-1"), json!({}), json!({}))).await?;
+            wait_running(c, "sc-npd", "worker").await?;
+            set_mode(c, "npd-1", "runtime-hung").await?;
+            node_problem_detector_reports(c, "npd-1").await?;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            delete_pod(c, "sc-npd", "worker").await
+        }
         "nfs-hang" => {
             let spec = json!({"volumes": [{"name": "share", "nfs": {"server": "10.96.0.50", "path": "/exports/ledger"}}],
                 "containers": [{"name": "app", "image": "registry.example.com/ledger:1.0", "volumeMounts": [{"name": "share", "mountPath": "/data"}]}]});
@@ -307,6 +320,32 @@ async fn node_loss(c: &kube::Client) -> Result<()> {
     .await?;
     tokio::time::sleep(Duration::from_secs(3)).await;
     Ok(())
+}
+
+/// What node-problem-detector writes when containerd stops answering: its health-checker's condition
+/// (a strategic merge patch of the node status, as NPD sends) and its kernel monitor's `TaskHung` event.
+async fn node_problem_detector_reports(c: &kube::Client, node: &str) -> Result<()> {
+    let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let nodes: Api<Node> = Api::all(c.clone());
+    let cond = json!({"status": {"conditions": [{"type": "ContainerRuntimeUnhealthy", "status": "True",
+        "reason": "ContainerdUnhealthy", "message": "crictl pods timed out after 10s; containerd is not responding",
+        "lastHeartbeatTime": now, "lastTransitionTime": now}]}});
+    nodes.patch_status(node, &PatchParams::default(), &Patch::Strategic(&cond)).await?;
+    let uid = nodes.get(node).await?.metadata.uid.unwrap_or_default();
+    let ev: k8s_openapi::api::core::v1::Event = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("{node}.npd-taskhung"), "namespace": "default"},
+        "involvedObject": {"kind": "Node", "name": node, "uid": uid},
+        "reason": "TaskHung", "message": "INFO: task containerd:4121 blocked for more than 120 seconds.",
+        "type": "Warning", "count": 1, "firstTimestamp": now, "lastTimestamp": now,
+        "source": {"component": "kernel-monitor", "host": node}
+    }))?;
+    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(c.clone(), "default");
+    match events.create(&PostParams::default(), &ev).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Create `n` pods bound to the healthy nodes, 16 requests in flight.

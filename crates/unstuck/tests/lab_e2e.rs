@@ -72,9 +72,10 @@ fn lab_end_to_end() {
         rt.spawn(k.run());
     }
     // Healthy lab: every node registered and Ready, nothing found.
-    rt.block_on(scenarios::wait_until("7 nodes Ready", Duration::from_secs(60), || async {
+    let node_count = scenarios::nodes().len();
+    rt.block_on(scenarios::wait_until("every node Ready", Duration::from_secs(60), || async {
         let (code, v, _) = diagnose_live(&cp.kubeconfig, &logs, &[]);
-        code == 0 && v["summary"]["nodesChecked"] == 7
+        code == 0 && v["summary"]["nodesChecked"] == node_count
     }))
     .expect("healthy lab diagnoses clean");
     println!("healthy lab: no findings");
@@ -88,6 +89,7 @@ fn lab_end_to_end() {
         "unschedulable",
         "pid-exhaustion",
         "runtime-unresponsive",
+        "runtime-hung-npd",
         "nfs-hang",
         "node-lost",
     ] {
@@ -118,10 +120,21 @@ fn lab_end_to_end() {
         // Node findings for the failure-mode nodes and the lost node's other pods are expected too.
         let explained = expected_all.contains(f)
             || f.0 == "node-lost" && f.2.starts_with("sc-lost/")
-            || f.1 == "Node" && ["pid-1", "rt-1", "nfs-1", "lost-1"].contains(&f.2.as_str());
+            || f.1 == "Node" && ["pid-1", "rt-1", "nfs-1", "lost-1", "npd-1"].contains(&f.2.as_str());
         assert!(explained, "unexpected finding {f:?}");
         assert!(!f.2.contains("lab-node-1") && !f.2.contains("lab-node-2"), "healthy node reported: {f:?}");
     }
+    // npd-1 wrote no log line: node-problem-detector's condition and event (through the API) are the evidence.
+    let npd = live_report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["subject"]["name"] == "worker" && f["subject"]["namespace"] == "sc-npd")
+        .expect("the npd scenario's pod");
+    let ev = npd["evidence"].to_string();
+    assert!(ev.contains("ContainerRuntimeUnhealthy=True (ContainerdUnhealthy)"), "{npd:#}");
+    assert!(ev.contains("TaskHung (kernel-monitor)"), "{npd:#}");
+    println!("node-problem-detector: its condition and TaskHung event explain a stuck pod on a node without logs");
     // Without --node-logs, live mode asks the kubelet log API (through kube-apiserver's node proxy) for
     // the nodes holding stuck pods. The lost node does not answer: a clear note says so. The others serve
     // their logs, and the findings cite them — unless the lab has only loopback, which kube-apiserver
