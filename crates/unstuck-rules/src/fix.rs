@@ -608,6 +608,16 @@ mod tests {
         }
     }
 
+    fn node() -> Pinned {
+        Pinned {
+            kind: "Node".into(),
+            namespace: String::new(),
+            name: "n1".into(),
+            uid: "n-u".into(),
+            resource_version: "7".into(),
+        }
+    }
+
     #[test]
     fn delete_carries_uid_and_resource_version_preconditions() {
         let r = request(&Op::ForceDelete { target: pod() }, "41", true);
@@ -631,13 +641,7 @@ mod tests {
         assert_eq!(ops[0], json!({"op": "test", "path": "/metadata/uid", "value": "u-1"}));
         assert_eq!(ops[1], json!({"op": "replace", "path": "/metadata/resourceVersion", "value": "41"}));
         assert_eq!(ops.last().unwrap(), &json!({"op": "remove", "path": "/metadata/finalizers"}));
-        let node = Pinned {
-            kind: "Node".into(),
-            namespace: String::new(),
-            name: "n1".into(),
-            uid: "n-u".into(),
-            resource_version: "7".into(),
-        };
+        let node = node();
         let r = request(&Op::OutOfService { target: node.clone(), has_taints: true }, "7", true);
         assert_eq!(r.path, "/api/v1/nodes/n1?dryRun=All");
         assert_eq!(r.body[2]["path"], "/spec/taints/-");
@@ -650,13 +654,7 @@ mod tests {
 
     #[test]
     fn unfencing_tests_what_it_removes() {
-        let node = Pinned {
-            kind: "Node".into(),
-            namespace: String::new(),
-            name: "n1".into(),
-            uid: "n-u".into(),
-            resource_version: "7".into(),
-        };
+        let node = node();
         // Positions removed highest first, each tested to still hold the out-of-service key.
         let r = request(&Op::RemoveOutOfService { target: node.clone(), positions: vec![0, 2] }, "7", false);
         assert_eq!(r.path, "/api/v1/nodes/n1");

@@ -12,11 +12,7 @@ fn items(p: &std::path::Path) -> Vec<Value> {
 
 /// Diagnose a set of objects (as one kubectl List) at `now`; returns (rule, subject name) pairs.
 fn diagnose(objs: Vec<Value>, now: &str) -> Vec<(String, String)> {
-    let list = json!({"kind": "List", "apiVersion": "v1", "items": objs});
-    let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
-    let snap = unstuck_ingest::load_kubectl_bytes("fixture.json", list.to_string().as_bytes(), &opts).unwrap();
-    let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
-    d.findings.into_iter().map(|f| (f.rule, f.subject.name)).collect()
+    diagnose_full(objs, now).into_iter().map(|(rule, name, _)| (rule, name)).collect()
 }
 
 fn with_kind(mut v: Vec<Value>, kind: &str) -> Vec<Value> {
@@ -235,7 +231,7 @@ fn stale_out_of_service_taint_needs_a_ready_node_that_is_still_fenced() {
     assert!(!diagnose(vec![node.clone(), l], now).contains(&(rule.into(), name.into())));
 }
 
-/// Diagnose and return the whole findings (rule, subject name, evidence texts).
+/// Diagnose a set of objects (as one kubectl List) at `now`; (rule, subject name, evidence texts).
 fn diagnose_full(objs: Vec<Value>, now: &str) -> Vec<(String, String, Vec<String>)> {
     let list = json!({"kind": "List", "apiVersion": "v1", "items": objs});
     let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
