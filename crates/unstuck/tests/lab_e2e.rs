@@ -580,10 +580,22 @@ fn recovery_flow(rt: &tokio::runtime::Runtime, client: &kube::Client, cp: &Contr
     // 3. Ready, still fenced: the finding, with the node's own evidence.
     let want = ("stale-out-of-service-taint".to_string(), "Node".to_string(), "lost-1".to_string());
     let mut v = serde_json::Value::Null;
-    rt.block_on(scenarios::wait_until("the stale-out-of-service-taint finding", Duration::from_secs(30), || {
+    // The pods that wait for lost-1 are unschedulable, and their finding names the fenced node.
+    let names_fenced = |v: &serde_json::Value| {
+        v["findings"].as_array().is_some_and(|fs| {
+            fs.iter().any(|f| {
+                f["rule"] == "unschedulable"
+                    && f["subject"]["name"] == "db-0"
+                    && f["evidence"]
+                        .to_string()
+                        .contains("node lost-1 is Ready but cordoned and tainted out-of-service")
+            })
+        })
+    };
+    rt.block_on(scenarios::wait_until("the stale-out-of-service-taint finding", Duration::from_secs(60), || {
         let (_, got, _) = diagnose_live(kc, logs, &[]);
         v = got;
-        let found = findings(&v).contains(&want);
+        let found = findings(&v).contains(&want) && names_fenced(&v);
         async move { found }
     }))
     .unwrap_or_else(|e| panic!("{e:#}: {v:#}"));
