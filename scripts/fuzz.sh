@@ -20,8 +20,9 @@ import json
 for i, c in enumerate(json.load(open('crates/unstuck-hash/tests/vectors/corpus.json'))):
     open(f'fuzz/corpus/container_hash/c{i}.json','w').write(json.dumps(c))"
 tar czf fuzz/corpus/archive/healthy.tar.gz -C examples healthy-cluster
-for e in seed-001-node-problems seed-002-node-lost-recreate; do
-  cargo run -q -p unstuck -- fix "examples/$e" --allow cordon --allow out-of-service --allow force-delete --allow remove-finalizers --allow delete -o json > "fuzz/corpus/fix_plan/$e.json" || [ $? -eq 1 ]
+for e in seed-001-node-problems seed-002-node-lost-recreate mixed-cluster; do
+  cargo run -q -p unstuck -- fix "examples/$e" --allow cordon --allow out-of-service --allow force-delete --allow remove-finalizers --allow delete \
+    --allow remove-out-of-service --allow uncordon -o json > "fuzz/corpus/fix_plan/$e.json" || [ $? -eq 1 ]
 done
 python3 -c "
 import json

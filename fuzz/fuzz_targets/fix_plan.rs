@@ -23,15 +23,19 @@ fuzz_target!(|data: &[u8]| {
             };
             assert!(query.is_none() || query == Some("dryRun=All") && dry, "{}", r.path);
             let segs: Vec<&str> = path.split('/').collect();
-            match it.op {
-                Op::Cordon { .. } | Op::OutOfService { .. } => {
-                    assert_eq!(segs.len(), 5, "{path}");
-                    assert_eq!(&segs[..4], ["", "api", "v1", "nodes"]);
-                }
-                _ => {
-                    assert_eq!(segs.len(), 7, "{path}");
-                    assert_eq!((segs[1], segs[2], segs[3], segs[5]), ("api", "v1", "namespaces", "pods"));
-                }
+            if it.op.kind().on_node() {
+                assert_eq!(segs.len(), 5, "{path}");
+                assert_eq!(&segs[..4], ["", "api", "v1", "nodes"]);
+            } else {
+                assert_eq!(segs.len(), 7, "{path}");
+                assert_eq!((segs[1], segs[2], segs[3], segs[5]), ("api", "v1", "namespaces", "pods"));
+            }
+            if let Op::RemoveOutOfService { positions, .. } = &it.op {
+                // Every removal is guarded by a test of what it removes.
+                let ops = r.body.as_array().unwrap();
+                let removes = ops.iter().filter(|o| o["op"] == "remove").count();
+                let tests = ops.iter().filter(|o| o["op"] == "test" && o["value"] == "node.kubernetes.io/out-of-service").count();
+                assert!(removes >= 1 && removes == tests && removes <= positions.len(), "{ops:?}");
             }
             assert!(segs.iter().all(|s| *s != ".." && *s != "."), "{path}");
             let body = r.body.to_string();

@@ -98,6 +98,11 @@ impl OpKind {
         }
     }
 
+    /// Whether the operation acts on a Node (otherwise on a Pod).
+    pub fn on_node(self) -> bool {
+        matches!(self, OpKind::Cordon | OpKind::OutOfService | OpKind::RemoveOutOfService | OpKind::Uncordon)
+    }
+
     pub fn parse(s: &str) -> Option<OpKind> {
         OpKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
@@ -106,9 +111,9 @@ impl OpKind {
     /// finalizer removal (a force-deleted pod with finalizers stays until they are cleared).
     fn phase(self) -> u8 {
         match self {
-            OpKind::Cordon | OpKind::OutOfService | OpKind::RemoveOutOfService | OpKind::Uncordon => 0,
-            OpKind::Delete | OpKind::ForceDelete => 1,
+            k if k.on_node() => 0,
             OpKind::RemoveFinalizers => 2,
+            _ => 1,
         }
     }
 }
@@ -308,12 +313,7 @@ impl Plan {
                     t.display()
                 ));
             }
-            let want = match it.op {
-                Op::ForceDelete { .. } | Op::Delete { .. } | Op::RemoveFinalizers { .. } => "Pod",
-                Op::Cordon { .. } | Op::OutOfService { .. } | Op::RemoveOutOfService { .. } | Op::Uncordon { .. } => {
-                    "Node"
-                }
-            };
+            let want = if it.op.kind().on_node() { "Node" } else { "Pod" };
             if let Op::RemoveOutOfService { positions, .. } = &it.op {
                 if positions.is_empty() || positions.iter().any(|&p| p > 1000) {
                     return Err(format!("item {}: remove-out-of-service needs taint positions (0 to 1000)", it.id));
