@@ -235,7 +235,7 @@ pub(crate) fn add_dump_file(c: &mut Collector, path: &str, stem: &str, bytes: &[
             let keep = Keep { cap: Some(cap), settled: c.settled.clone() };
             let items = parse_list_with::<Box<Event>>(path, bytes, "EventList", keep)?;
             c.snap.note_dropped(items.settled_newest);
-            c.snap.events.extend(items.kept);
+            c.snap.events.extend(items.kept.into_iter().map(std::sync::Arc::from));
             if items.over_cap > 0 {
                 c.warn(format!(
                     "{path}: {} older events beyond the newest {cap} were read but not kept (limit max_events_per_file)",
@@ -276,8 +276,8 @@ pub(crate) fn parse_objects(stem: &str, path: &str, bytes: &[u8]) -> Result<Vec<
     }
     match stem {
         "nodes" => all(path, bytes, "NodeList", |o: Node| Object::Node(Box::new(o))),
-        "pods" => all(path, bytes, "PodList", Object::Pod),
-        "events" => all(path, bytes, "EventList", Object::Event),
+        "pods" => all(path, bytes, "PodList", |o: Box<Pod>| Object::Pod(o.into())),
+        "events" => all(path, bytes, "EventList", |o: Box<Event>| Object::Event(o.into())),
         "deployments" => all(path, bytes, "DeploymentList", |o: Deployment| Object::Deployment(Box::new(o))),
         "replicasets" => all(path, bytes, "ReplicaSetList", |o: ReplicaSet| Object::ReplicaSet(Box::new(o))),
         "statefulsets" => all(path, bytes, "StatefulSetList", |o: StatefulSet| Object::StatefulSet(Box::new(o))),
@@ -340,7 +340,7 @@ fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) ->
             "pods"
         }
         "Event" => {
-            s.events.push(conv(path, idx, &kind, v)?);
+            s.events.push(std::sync::Arc::from(conv::<Box<Event>>(path, idx, &kind, v)?));
             "events"
         }
         "Deployment" => {

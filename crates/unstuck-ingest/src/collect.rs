@@ -95,6 +95,19 @@ impl<'o> Collector<'o> {
             self.snap.note_dropped(t);
             self.slimmed.extend(api::uid_bits(&pod.metadata.uid));
         }
+        self.snap.pods.push(std::sync::Arc::from(pod));
+    }
+
+    /// A pod shared with the watch store: slimmed there already when the store slims; recorded as
+    /// settled here so that events about it are dropped as a bundle's would be.
+    fn add_shared_pod(&mut self, mut pod: std::sync::Arc<unstuck_model::Pod>) {
+        if self.opts.slim && pod.is_settled() {
+            if !pod.is_slim() {
+                let t = std::sync::Arc::make_mut(&mut pod).slim();
+                self.snap.note_dropped(t);
+            }
+            self.slimmed.extend(api::uid_bits(&pod.metadata.uid));
+        }
         self.snap.pods.push(pod);
     }
 
@@ -104,7 +117,7 @@ impl<'o> Collector<'o> {
         let s = &mut self.snap;
         match o {
             Object::Node(n) => s.nodes.push(*n),
-            Object::Pod(p) => self.add_pod(p),
+            Object::Pod(p) => self.add_shared_pod(p),
             Object::Event(e) => s.events.push(e),
             Object::Deployment(d) => s.deployments.push(*d),
             Object::ReplicaSet(r) => s.replica_sets.push(*r),

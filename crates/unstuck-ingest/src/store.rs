@@ -7,6 +7,7 @@
 //! the rules see exactly what `diagnose` would show at that moment.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::Deserialize;
@@ -20,8 +21,9 @@ use crate::{api, Collector, IngestError, Options};
 /// would otherwise all be as large as the largest kind.
 pub enum Object {
     Node(Box<Node>),
-    Pod(Box<Pod>),
-    Event(Box<Event>),
+    /// Shared with every snapshot made from the store (pods and events are most of it).
+    Pod(Arc<Pod>),
+    Event(Arc<Event>),
     Deployment(Box<Deployment>),
     ReplicaSet(Box<ReplicaSet>),
     StatefulSet(Box<StatefulSet>),
@@ -143,7 +145,7 @@ impl Store {
     fn keep(slim: bool, k: &mut KindState, mut o: Object) {
         if let Object::Pod(p) = &mut o {
             if slim && p.is_settled() {
-                p.slim();
+                Arc::make_mut(p).slim();
             }
         }
         let (ns, name) = o.key();
@@ -251,11 +253,11 @@ impl Store {
             if *stem == "events" && k.objects.len() > opts.limits.max_events_per_file {
                 // The newest events, as a bundle's events file over the cap keeps them.
                 let cap = opts.limits.max_events_per_file;
-                let mut evs: Vec<&Event> = k
+                let mut evs: Vec<&Arc<Event>> = k
                     .objects
                     .values()
                     .filter_map(|o| match o {
-                        Object::Event(e) => Some(&**e),
+                        Object::Event(e) => Some(e),
                         _ => None,
                     })
                     .collect();
@@ -265,7 +267,7 @@ impl Store {
                     evs.len() - cap
                 ));
                 for e in evs.into_iter().take(cap) {
-                    c.add_object(Object::Event(Box::new(e.clone())));
+                    c.add_object(Object::Event(e.clone()));
                 }
                 continue;
             }
@@ -283,8 +285,8 @@ fn parse_watch_object(stem: &str, source: &str, line: &[u8]) -> Result<Object, I
     }
     Ok(match stem {
         "nodes" => Object::Node(one(source, line)?),
-        "pods" => Object::Pod(one(source, line)?),
-        "events" => Object::Event(one(source, line)?),
+        "pods" => Object::Pod(one::<Box<Pod>>(source, line)?.into()),
+        "events" => Object::Event(one::<Box<Event>>(source, line)?.into()),
         "deployments" => Object::Deployment(one(source, line)?),
         "replicasets" => Object::ReplicaSet(one(source, line)?),
         "statefulsets" => Object::StatefulSet(one(source, line)?),

@@ -465,6 +465,10 @@ impl Pod {
     /// Drop what diagnosis never reads of a settled pod (its conditions and volumes); identity, owners,
     /// labels, node, containers and container IDs (log attribution) stay. Returns the newest time among
     /// what was dropped (the fallback capture time must not change).
+    /// Whether there is nothing left for [`Pod::slim`] to drop.
+    pub fn is_slim(&self) -> bool {
+        self.status.conditions.is_empty() && self.spec.volumes.is_empty()
+    }
     pub fn slim(&mut self) -> Option<Time> {
         debug_assert!(self.is_settled(), "only settled pods are slimmed");
         let newest = self.status.conditions.iter().filter_map(|c| c.last_transition_time).max();

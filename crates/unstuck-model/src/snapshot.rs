@@ -1,6 +1,7 @@
 //! The snapshot: every object the rules may look at, plus indexes built once.
 
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -44,8 +45,9 @@ pub struct Source {
 pub struct Snapshot {
     pub nodes: Vec<Node>,
     /// Boxed: parsed in parallel, merged by moving pointers, not 576-byte structs (150,000 pods).
-    pub pods: Vec<Box<Pod>>,
-    pub events: Vec<Box<Event>>,
+    /// Shared: the in-cluster watch keeps them in its store and hands each evaluation the same objects.
+    pub pods: Vec<Arc<Pod>>,
+    pub events: Vec<Arc<Event>>,
     pub deployments: Vec<Deployment>,
     pub replica_sets: Vec<ReplicaSet>,
     pub stateful_sets: Vec<StatefulSet>,
