@@ -88,18 +88,14 @@ impl<'o> Collector<'o> {
         }
     }
 
-    /// Keep a pod; with `Options::slim`, a settled pod slimmed (`Pod::slim`) and its UID noted.
-    pub(crate) fn add_pod(&mut self, mut pod: Box<unstuck_model::Pod>) {
-        if self.opts.slim && pod.is_settled() {
-            let t = pod.slim();
-            self.snap.note_dropped(t);
-            self.slimmed.extend(api::uid_bits(&pod.metadata.uid));
-        }
-        self.snap.pods.push(std::sync::Arc::from(pod));
+    /// Keep a pod read from a file.
+    pub(crate) fn add_pod(&mut self, pod: Box<unstuck_model::Pod>) {
+        self.add_shared_pod(pod.into());
     }
 
-    /// A pod shared with the watch store: slimmed there already when the store slims; recorded as
-    /// settled here so that events about it are dropped as a bundle's would be.
+    /// Keep a pod (shared with the watch store, or fresh from a file); with `Options::slim`, a settled
+    /// pod slimmed (`Pod::slim`, unless the store did already) and its UID noted, so that events about
+    /// it are dropped.
     fn add_shared_pod(&mut self, mut pod: std::sync::Arc<unstuck_model::Pod>) {
         if self.opts.slim && pod.is_settled() {
             if !pod.is_slim() {

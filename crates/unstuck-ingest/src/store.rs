@@ -73,8 +73,8 @@ pub fn parse_page(stem: &str, source: &str, bytes: &[u8]) -> Result<Vec<Object>,
 /// What one watch line did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WatchStep {
-    /// An object was added, changed or deleted.
-    Changed,
+    /// An object was added, changed or deleted: `ADDED`, `MODIFIED` or `DELETED`.
+    Changed(&'static str),
     /// A bookmark: only the resourceVersion moved.
     Bookmark,
     /// The watch's resourceVersion is too old (410 Gone): list again.
@@ -182,41 +182,42 @@ impl Store {
 
     /// Apply one line of a watch stream of `stem` (`{"type":…,"object":…}`); `source` names the stream in errors.
     pub fn apply_watch_line(&mut self, stem: &str, source: &str, line: &[u8]) -> Result<WatchStep, IngestError> {
-        let head: Head = api::from_json_slice(line).map_err(|e| IngestError::json(source, e))?;
+        let mut head: Head = api::from_json_slice(line).map_err(|e| IngestError::json(source, e))?;
         let slim = self.slim;
         let k = self.kind(stem)?;
-        match head.ty.as_str() {
-            "ADDED" | "MODIFIED" | "DELETED" => {
+        let rv = std::mem::take(&mut head.object.metadata.resource_version);
+        let step = match head.ty.as_str() {
+            ty @ ("ADDED" | "MODIFIED" | "DELETED") => {
                 let o = parse_watch_object(stem, source, line)?;
-                if head.ty == "DELETED" {
+                if ty == "DELETED" {
                     let (ns, name) = o.key();
                     k.objects.remove(&(Str::from(ns), Str::from(name)));
+                    WatchStep::Changed("DELETED")
                 } else {
                     Store::keep(slim, k, o);
+                    WatchStep::Changed(if ty == "ADDED" { "ADDED" } else { "MODIFIED" })
                 }
-                if !head.object.metadata.resource_version.is_empty() {
-                    k.resource_version = head.object.metadata.resource_version;
-                }
-                Ok(WatchStep::Changed)
             }
-            "BOOKMARK" => {
-                if !head.object.metadata.resource_version.is_empty() {
-                    k.resource_version = head.object.metadata.resource_version;
-                }
-                Ok(WatchStep::Bookmark)
-            }
+            "BOOKMARK" => WatchStep::Bookmark,
             "ERROR" => {
                 let o = head.object;
-                if o.code == Some(410) || o.reason == "Expired" || o.reason == "Gone" {
-                    Ok(WatchStep::Expired)
+                return Ok(if o.code == Some(410) || o.reason == "Expired" || o.reason == "Gone" {
+                    WatchStep::Expired
                 } else {
-                    Ok(WatchStep::Failed(format!("{} ({}): {}", o.reason, o.code.unwrap_or(0), o.message)))
-                }
+                    WatchStep::Failed(format!("{} ({}): {}", o.reason, o.code.unwrap_or(0), o.message))
+                });
             }
             other => {
-                Err(IngestError::Invalid { path: source.into(), msg: format!("unknown watch event type {other:?}") })
+                return Err(IngestError::Invalid {
+                    path: source.into(),
+                    msg: format!("unknown watch event type {other:?}"),
+                })
             }
+        };
+        if !rv.is_empty() {
+            k.resource_version = rv;
         }
+        Ok(step)
     }
 
     /// The resourceVersion to watch `stem` from (empty until listed).

@@ -32,6 +32,11 @@ impl NodeSpec {
     }
 }
 
+/// A node's failure mode, from its label (`healthy` when unset or unreadable).
+fn mode_of(n: Option<&Node>) -> String {
+    n.and_then(|n| n.metadata.labels.as_ref()?.get(MODE_LABEL).cloned()).unwrap_or_else(|| "healthy".into())
+}
+
 pub struct SimKubelet {
     client: kube::Client,
     spec: NodeSpec,
@@ -114,12 +119,13 @@ impl SimKubelet {
             let mut tick = 0u64;
             loop {
                 tick += 1;
-                let mode = heart.mode().await;
+                let node = heart.own_node().await;
+                let mode = mode_of(node.as_ref());
                 reachable.store(mode != "lost", std::sync::atomic::Ordering::Relaxed);
                 if mode != "lost" {
                     let _ = heart.renew_lease().await;
                     if tick % 5 == 1 || mode != "healthy" {
-                        let _ = heart.post_status(&mode).await;
+                        let _ = heart.post_status(&mode, node.as_ref()).await;
                     }
                 }
                 tokio::time::sleep(Duration::from_millis(1000)).await;
@@ -154,20 +160,20 @@ impl SimKubelet {
             Err(kube::Error::Api(s)) if s.code == 409 => {}
             Err(e) => return Err(e.into()),
         }
-        self.post_status("healthy").await
+        self.post_status("healthy", self.own_node().await.as_ref()).await
+    }
+
+    async fn own_node(&self) -> Option<Node> {
+        let nodes: Api<Node> = Api::all(self.client.clone());
+        nodes.get_opt(&self.spec.name).await.ok().flatten()
     }
 
     async fn mode(&self) -> String {
-        let nodes: Api<Node> = Api::all(self.client.clone());
-        match nodes.get_opt(&self.spec.name).await {
-            Ok(Some(n)) => {
-                n.metadata.labels.and_then(|l| l.get(MODE_LABEL).cloned()).unwrap_or_else(|| "healthy".into())
-            }
-            _ => "healthy".into(),
-        }
+        mode_of(self.own_node().await.as_ref())
     }
 
-    async fn post_status(&self, mode: &str) -> Result<()> {
+    /// Post the node status for `mode`; `node` is the Node as last read (its conditions' transition times).
+    async fn post_status(&self, mode: &str, node: Option<&Node>) -> Result<()> {
         let now = Timestamp::now();
         let (ready, reason, msg) = match mode {
             "runtime-unresponsive" => (
@@ -180,25 +186,13 @@ impl SimKubelet {
         let pid = if mode == "pid-exhaustion" { "True" } else { "False" };
         // As the kubelet's condition setters do: the transition time moves only when the status changes
         // (the node controller's Ready=Unknown counts as a change when the kubelet comes back).
-        let nodes: Api<Node> = Api::all(self.client.clone());
-        let before: Vec<(String, String, String)> = nodes
-            .get_opt(&self.spec.name)
-            .await
-            .ok()
-            .flatten()
-            .and_then(|n| n.status?.conditions)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|c| {
-                Some((c.type_, c.status, serde_json::to_value(c.last_transition_time?).ok()?.as_str()?.to_string()))
-            })
-            .collect();
+        let before = node.and_then(|n| n.status.as_ref()?.conditions.as_deref()).unwrap_or_default();
         let cond = |t: &str, s: &str, r: &str, m: &str| {
             let since = before
                 .iter()
-                .find(|(bt, bs, _)| bt == t && bs == s)
-                .map(|(_, _, at)| at.clone())
-                .unwrap_or_else(|| ts(now));
+                .find(|c| c.type_ == t && c.status == s)
+                .and_then(|c| serde_json::to_value(c.last_transition_time.as_ref()?).ok())
+                .unwrap_or_else(|| json!(ts(now)));
             json!({"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": ts(now), "lastTransitionTime": since})
         };
         let status = json!({"status": {
@@ -218,6 +212,7 @@ impl SimKubelet {
         }});
         // A strategic merge patch, as the kubelet sends: conditions merge by type, so those other agents
         // set (node-problem-detector) stay.
+        let nodes: Api<Node> = Api::all(self.client.clone());
         nodes.patch_status(&self.spec.name, &PatchParams::default(), &Patch::Strategic(&status)).await?;
         Ok(())
     }

@@ -23,7 +23,7 @@ const RETRY_FAILED: Duration = Duration::from_secs(300);
 #[derive(Debug, Default)]
 pub struct WatchStats {
     /// (kind, event type) → events applied.
-    pub events: Mutex<BTreeMap<(&'static str, String), u64>>,
+    pub events: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
     /// (kind, reason) → lists started again.
     pub relists: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
     /// The last error per kind, cleared by a successful list.
@@ -31,8 +31,8 @@ pub struct WatchStats {
 }
 
 impl WatchStats {
-    fn event(&self, stem: &'static str, ty: &str) {
-        *lock(&self.events).entry((stem, ty.to_string())).or_insert(0) += 1;
+    fn event(&self, stem: &'static str, ty: &'static str) {
+        *lock(&self.events).entry((stem, ty)).or_insert(0) += 1;
     }
     fn relist(&self, stem: &'static str, reason: &'static str) {
         *lock(&self.relists).entry((stem, reason)).or_insert(0) += 1;
@@ -212,8 +212,7 @@ async fn watch(
         }
         let step = lock(&shared.store).apply_watch_line(stem, &format!("{source} (watch line {n})"), &line);
         match step {
-            Ok(WatchStep::Changed) => {
-                let ty = line_type(&line);
+            Ok(WatchStep::Changed(ty)) => {
                 shared.stats.event(stem, ty);
                 // Lease renewals (every node, every 10 s) change nothing a rule sees until they stop,
                 // and stopping is seen by time passing: the periodic evaluation covers them.
@@ -227,17 +226,6 @@ async fn watch(
             Err(e) => return Err(io(e.to_string())),
         }
     }
-}
-
-/// The event type of a watch line already applied (for counting only).
-fn line_type(line: &[u8]) -> &'static str {
-    let head = &line[..line.len().min(32)];
-    for t in ["ADDED", "MODIFIED", "DELETED"] {
-        if head.windows(t.len()).any(|w| w == t.as_bytes()) {
-            return t;
-        }
-    }
-    "OTHER"
 }
 
 /// Read one `\n`-terminated line into `buf` (without the newline), refusing lines over `max` bytes.
@@ -295,7 +283,6 @@ mod tests {
             let mut r = futures::io::BufReader::with_capacity(64, &long[..]);
             let e = next_line(&mut r, &mut buf, 100).await.unwrap_err();
             assert!(e.to_string().contains("over 100 bytes"), "{e}");
-            assert_eq!(line_type(br#"{"type":"DELETED","object":{}}"#), "DELETED");
         }
     }
 }

@@ -6,7 +6,7 @@ use jiff::SignedDuration;
 use unstuck_model::{Index, LogHit, Node, Time};
 
 use crate::node_problems::NodeProblem;
-use crate::util::human;
+use crate::util::{happened, human};
 use crate::Evidence;
 
 /// A heartbeat older than this means the kubelet is not reporting (node-monitor-grace-period is 40s-50s).
@@ -79,9 +79,7 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
             Some(n) => {
                 let ready = n.condition("Ready");
                 h.heartbeat = [lease, ready.and_then(|c| c.last_heartbeat_time)].into_iter().flatten().max();
-                // Conditions and taints are as captured; one that changed after `now` (`--now` earlier
-                // than the capture) had not happened yet.
-                let happened = |t: Option<Time>| t.is_none_or(|t| t <= now);
+                let happened = |t: Option<Time>| happened(t, now);
                 if let Some(c) = ready.filter(|c| happened(c.last_transition_time)) {
                     if c.status == "Unknown" {
                         h.lost.push(

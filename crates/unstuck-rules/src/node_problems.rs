@@ -11,6 +11,7 @@ use jiff::SignedDuration;
 use unstuck_model::{Event, Index, Node, Time};
 
 use crate::rules::event_evidence;
+use crate::util::happened;
 use crate::Evidence;
 
 /// Conditions whose `True` is the healthy state, or that other rules read themselves.
@@ -71,8 +72,7 @@ pub(crate) fn of<'a>(ix: &Index<'a>, node: &'a Node, now: Time) -> Vec<NodeProbl
     let name = node.metadata.name.as_str();
     let mut out = Vec::new();
     for c in &node.status.conditions {
-        if c.status != "True" || STANDARD.contains(&c.type_.as_str()) || c.last_transition_time.is_some_and(|t| t > now)
-        {
+        if c.status != "True" || STANDARD.contains(&c.type_.as_str()) || !happened(c.last_transition_time, now) {
             continue;
         }
         let msg = if c.message.is_empty() { "no message" } else { c.message.as_str() };

@@ -23,6 +23,12 @@ pub fn sh(s: &str) -> String {
 }
 
 /// `1d2h`, `3h4m`, `5m6s`, `7s`.
+/// Whether a change stamped `t` had happened by `now`. Conditions and taints are as captured; one that
+/// changed after `now` (`--now` earlier than the capture) had not happened yet. No stamp: assume it had.
+pub fn happened(t: Option<unstuck_model::Time>, now: unstuck_model::Time) -> bool {
+    t.is_none_or(|t| t <= now)
+}
+
 pub fn human(d: SignedDuration) -> String {
     let s = d.as_secs();
     if s < 0 {

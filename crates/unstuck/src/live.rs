@@ -69,15 +69,7 @@ impl Session {
                 if let Some(dir) = &a.node_logs {
                     unstuck_ingest::attach_node_logs(&mut snap, dir, opts)?;
                 } else {
-                    let first = unstuck_rules::diagnose(&snap, cfg);
-                    let mut nodes: Vec<String> = first
-                        .findings
-                        .iter()
-                        .filter(|f| f.subject.kind == "Pod" && !f.subject.node.is_empty())
-                        .map(|f| f.subject.node.clone())
-                        .collect();
-                    nodes.sort();
-                    nodes.dedup();
+                    let nodes: Vec<String> = nodes_with_stuck_pods(&snap, cfg).into_iter().collect();
                     if !nodes.is_empty() {
                         let dir = std::env::temp_dir().join(format!("unstuck-node-logs-{}", std::process::id()));
                         let notes = live.fetch_node_logs(&nodes, &dir).await;
@@ -110,6 +102,16 @@ impl Session {
     ) -> Result<Vec<unstuck_rules::fix::Outcome>> {
         Ok(self.rt.block_on(self.live.run_plan(plan, o, audit))?)
     }
+}
+
+/// The nodes holding stuck pods (a first diagnosis without logs): those whose logs are worth fetching.
+pub fn nodes_with_stuck_pods(snap: &Snapshot, cfg: &Config) -> std::collections::BTreeSet<String> {
+    let d = unstuck_rules::diagnose(snap, cfg);
+    d.findings
+        .into_iter()
+        .filter(|f| f.subject.kind == "Pod" && !f.subject.node.is_empty())
+        .map(|f| f.subject.node)
+        .collect()
 }
 
 /// Read the cluster once (diagnose, upgrade-check).

@@ -180,13 +180,7 @@ async fn evaluate(
             unstuck_ingest::attach_node_logs(&mut snap, dir, &a.opts)?;
         } else {
             // Node logs through the kubelet log API, for the nodes holding stuck pods only, refreshed at most every log_refresh.
-            let first = unstuck_rules::diagnose(&snap, &a.cfg);
-            let nodes: BTreeSet<String> = first
-                .findings
-                .iter()
-                .filter(|f| f.subject.kind == "Pod" && !f.subject.node.is_empty())
-                .map(|f| f.subject.node.clone())
-                .collect();
+            let nodes = crate::live::nodes_with_stuck_pods(&snap, &a.cfg);
             fetched.retain(|n, _| nodes.contains(n));
             if let Ok(entries) = std::fs::read_dir(log_dir) {
                 for e in entries.flatten() {
@@ -258,7 +252,7 @@ fn watch_state(shared: &Shared) -> WatchState {
     let store = lock(&shared.store);
     WatchState {
         kinds: store.counts().into_iter().map(|(k, n)| (k.to_string(), n, store.synced(k))).collect(),
-        events: lock(&shared.stats.events).iter().map(|((k, t), n)| (k.to_string(), t.clone(), *n)).collect(),
+        events: lock(&shared.stats.events).iter().map(|((k, t), n)| (k.to_string(), t.to_string(), *n)).collect(),
         relists: lock(&shared.stats.relists).iter().map(|((k, r), n)| (k.to_string(), r.to_string(), *n)).collect(),
     }
 }
@@ -288,41 +282,34 @@ async fn html(State(app): State<Arc<App>>) -> Response {
 
 /// Ready when an evaluation finished recently and nodes and pods are being watched.
 async fn readyz(State(app): State<Arc<App>>) -> Response {
-    let mut why = Vec::new();
+    const NEEDED: [&str; 2] = ["nodes", "pods"];
+    // What makes the server unready, and (optional kinds that cannot be listed) what only weakens rules.
+    let (mut fatal, mut warnings) = (Vec::new(), Vec::new());
     {
         let store = lock(&app.shared.store);
-        for k in ["nodes", "pods"] {
-            if !store.synced(k) {
-                why.push(format!("{k} not listed yet"));
-            }
-        }
+        fatal.extend(NEEDED.iter().filter(|k| !store.synced(k)).map(|k| format!("{k} not listed yet")));
     }
     for (k, e) in lock(&app.shared.stats.last_error).iter() {
-        why.push(format!("{k}: {e}"));
+        let to = if NEEDED.contains(k) { &mut fatal } else { &mut warnings };
+        to.push(format!("{k}: {e}"));
     }
     let (age, n) = match &*app.latest.read().unwrap_or_else(|p| p.into_inner()) {
         Some(l) => (Some(l.at.elapsed()), l.findings),
         None => (None, 0),
     };
     match age {
-        None => why.push("no evaluation yet".into()),
+        None => fatal.push("no evaluation yet".into()),
         Some(a) if a > app.interval * 3 + Duration::from_secs(30) => {
-            why.push(format!("last evaluation {}s ago", a.as_secs()))
+            fatal.push(format!("last evaluation {}s ago", a.as_secs()))
         }
         Some(_) => {}
     }
-    // Optional kinds that cannot be listed weaken rules but do not make the server unready.
-    let fatal = why.iter().any(|w| {
-        w.starts_with("nodes")
-            || w.starts_with("pods")
-            || w.starts_with("no evaluation")
-            || w.starts_with("last evaluation")
-    });
-    if fatal {
-        (StatusCode::SERVICE_UNAVAILABLE, why.join("\n") + "\n").into_response()
+    if !fatal.is_empty() {
+        fatal.extend(warnings);
+        (StatusCode::SERVICE_UNAVAILABLE, fatal.join("\n") + "\n").into_response()
     } else {
         let mut body = format!("ready: {n} finding(s)\n");
-        for w in why {
+        for w in warnings {
             body.push_str(&format!("warning: {w}\n"));
         }
         body.into_response()

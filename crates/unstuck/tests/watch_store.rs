@@ -123,7 +123,7 @@ fn watch_lines_change_what_the_rules_see() {
     // The stuck pod is deleted: its finding goes.
     let mut gone = cart.clone();
     gone["metadata"]["resourceVersion"] = json!("1001");
-    assert_eq!(store.apply_watch_line("pods", src, &line("DELETED", &gone)).unwrap(), WatchStep::Changed);
+    assert_eq!(store.apply_watch_line("pods", src, &line("DELETED", &gone)).unwrap(), WatchStep::Changed("DELETED"));
     assert_eq!(store.resource_version("pods"), "1001");
     let after = findings(&store.snapshot(&opts(), "s").unwrap());
     assert!(!after.iter().any(|(_, s)| s.contains("cart-")), "{after:?}");
@@ -136,7 +136,7 @@ fn watch_lines_change_what_the_rules_see() {
     back["metadata"]["deletionGracePeriodSeconds"] = json!(30);
     back["metadata"]["finalizers"] = json!(["example.com/protect"]);
     back["status"]["phase"] = json!("Failed");
-    assert_eq!(store.apply_watch_line("pods", src, &line("ADDED", &back)).unwrap(), WatchStep::Changed);
+    assert_eq!(store.apply_watch_line("pods", src, &line("ADDED", &back)).unwrap(), WatchStep::Changed("ADDED"));
     let now = findings(&store.snapshot(&opts(), "s").unwrap());
     assert!(now.iter().any(|(r, s)| r == "finalizer-blocked" && s.contains("cart-")), "{now:?}");
 

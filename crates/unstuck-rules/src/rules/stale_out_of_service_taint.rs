@@ -1,5 +1,5 @@
 use crate::fix::Op;
-use crate::util::{human, sh, OUT_OF_SERVICE};
+use crate::util::{happened, human, sh, OUT_OF_SERVICE};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
 declare_rule! {
@@ -46,8 +46,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
     if h.is_lost() {
         return None;
     }
-    // As captured; a change after `now` (`--now` earlier than the capture) had not happened yet.
-    let happened = |t: Option<unstuck_model::Time>| t.is_none_or(|t| t <= cx.now);
+    let happened = |t| happened(t, cx.now);
     let ready = node.condition("Ready").filter(|c| c.status == "True" && happened(c.last_transition_time))?;
     let taints: Vec<_> =
         node.spec.taints.iter().filter(|t| t.key == OUT_OF_SERVICE && happened(t.time_added)).collect();

@@ -48,8 +48,9 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         StepDraft::config("Lower the requests, fix nodeSelector/affinity/tolerations, or add capacity"),
     ];
     // Healthy nodes still fenced off after an incident are capacity the scheduler cannot use.
-    let fenced = fenced_nodes(cx);
-    if !fenced.is_empty() && (msg.contains("were unschedulable") || msg.contains(OUT_OF_SERVICE)) {
+    let fenced =
+        if msg.contains("were unschedulable") || msg.contains(OUT_OF_SERVICE) { fenced_nodes(cx) } else { Vec::new() };
+    if !fenced.is_empty() {
         for (name, what) in fenced.iter().take(5) {
             evidence.push(Evidence::api(format!("node {name} is Ready but {what}")));
         }
