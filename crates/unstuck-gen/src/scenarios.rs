@@ -427,8 +427,20 @@ pub fn seed_004() -> Bundle {
         .unwrap()
             + "\n",
     );
+    // The seed: every non-pause container on the node was recreated, not only this one.
+    let mut kp = PodB::new("kube-system", "kube-proxy-6d2qw", "10-10-66-204", created)
+        .container("kube-proxy", "harbor.example.com/kubernetes/kube-proxy:v1.9.11");
+    kp.owner = Some(("DaemonSet".into(), "kube-proxy".into()));
+    let mut kpod = kp.all_running(t("2019-01-14T09:57:44Z"), "docker").build();
+    kpod["metadata"]["uid"] = json!("5a1f03c7-17de-11e9-9206-52540064c479");
+    kpod["status"]["containerStatuses"][0]["containerID"] =
+        json!("docker://0c2b7e9a4d61f35e8a9c0b17d24f6e3a5c8b9d0e1f2a3b4c5d6e7f8091a2b3c4");
+    kpod["status"]["containerStatuses"][0]["restartCount"] = json!(1);
+    b.add("pods", kpod);
+    b.add("daemonsets", daemonset("kube-system", "kube-proxy", 1, 1));
     b.log("10-10-66-204", "kubelet.log", &[
         "Jan 14 09:57:39 10-10-66-204 kubelet[12945]: I0114 09:57:39.258527   12945 config.go:405] Receiving a new pod \"prometheus-node-exporter-l7vzz_monitoring(4ec492d2-17de-11e9-9206-52540064c479)\"".into(),
+        "Jan 14 09:57:42 10-10-66-204 kubelet[12945]: I0114 09:57:42.702114   12945 kuberuntime_manager.go:550] Container \"kube-proxy\" ({\"docker\" \"0c2b7e9a4d61f35e8a9c0b17d24f6e3a5c8b9d0e1f2a3b4c5d6e7f8091a2b3c4\"}) of pod kube-proxy-6d2qw_kube-system(5a1f03c7-17de-11e9-9206-52540064c479): Container spec hash changed (2084612316 vs 3309245481).. Container will be killed and recreated.".into(),
         "Jan 14 09:57:42 10-10-66-204 kubelet[12945]: I0114 09:57:42.715551   12945 kuberuntime_manager.go:550] Container \"prometheus-node-exporter\" ({\"docker\" \"f59c4812a66d65572020efab38780c1271d671330b126642653390dc8b8d29f1\"}) of pod prometheus-node-exporter-l7vzz_monitoring(4ec492d2-17de-11e9-9206-52540064c479): Container spec hash changed (1559107639 vs 1428860573).. Container will be killed and recreated.".into(),
     ]);
     b

@@ -33,10 +33,11 @@ trait ListItem {
     }
 }
 
-/// An event about a pod in `settled` (matched by UID; events without one are kept).
+/// An event about a pod in `settled` (matched by UID; events without one are kept), unless a rule reads
+/// it about settled pods too.
 pub(crate) fn event_about_settled(e: &Event, settled: &FxHashSet<u128>) -> bool {
     let o = &e.involved_object;
-    o.kind == "Pod" && uid_bits(&o.uid).is_some_and(|u| settled.contains(&u))
+    o.kind == "Pod" && uid_bits(&o.uid).is_some_and(|u| settled.contains(&u)) && !e.is_spec_hash_restart()
 }
 
 impl ListItem for Box<Event> {

@@ -128,6 +128,9 @@ pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, ro
     // Small and medium files are read into a reused per-thread buffer: fewer page faults than a map.
     if meta.len() <= READ_WHOLE_MAX {
         let res = with_file_bytes(f, meta.len(), |bytes| {
+            if let Some(w) = unstuck_logs::sniff(bytes) {
+                out.warnings.push(format!("{rel}: {w}"));
+            }
             let hits = &mut out.hits;
             scan_slice(cat, bytes, 1, &mut |h: RawHit<'_>| collect_hit(hits, h));
             bytes.len() as u64
@@ -142,6 +145,9 @@ pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, ro
     match unsafe { memmap2::Mmap::map(&f) } {
         Ok(m) => {
             out.bytes = m.len() as u64;
+            if let Some(w) = unstuck_logs::sniff(&m) {
+                out.warnings.push(format!("{rel}: {w}"));
+            }
             let hits = &mut out.hits;
             scan_slice(cat, &m, 1, &mut |h: RawHit<'_>| collect_hit(hits, h));
         }
@@ -174,13 +180,17 @@ pub(crate) fn with_file_bytes<T>(mut file: fs::File, len: u64, f: impl FnOnce(&[
 
 /// Scan a stream (a gzip member, an archive entry).
 pub(crate) fn scan_stream(cat: &Catalog, limits: &Limits, r: impl Read, out: &mut LogFileHits) {
+    let mut r = HeadOf { inner: r, head: Vec::new() };
     let hits = &mut out.hits;
-    let res =
-        scan_reader(cat, r, ChunkLimits { chunk: 8 << 20, max_bytes: limits.max_log_file_bytes }, &mut |h: RawHit<
-            '_,
-        >| {
-            collect_hit(hits, h)
-        });
+    let res = scan_reader(
+        cat,
+        &mut r,
+        ChunkLimits { chunk: 8 << 20, max_bytes: limits.max_log_file_bytes },
+        &mut |h: RawHit<'_>| collect_hit(hits, h),
+    );
+    if let Some(w) = unstuck_logs::sniff(&r.head) {
+        out.warnings.push(format!("{}: {w}", out.file));
+    }
     match res {
         Ok(s) => {
             out.bytes = s.bytes;
@@ -198,6 +208,21 @@ pub(crate) fn scan_stream(cat: &Catalog, limits: &Limits, r: impl Read, out: &mu
             out.file,
             out.hits.len()
         )),
+    }
+}
+
+/// A reader that keeps a copy of the first bytes it hands out (for [`unstuck_logs::sniff`]).
+struct HeadOf<R> {
+    inner: R,
+    head: Vec<u8>,
+}
+
+impl<R: Read> Read for HeadOf<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let room = unstuck_logs::sniff::HEAD.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&buf[..n.min(room)]);
+        Ok(n)
     }
 }
 
@@ -255,6 +280,9 @@ impl<'a> Attribution<'a> {
 
     /// The pod (and container ID) a line names: UID > container ID > pod name on this node.
     fn attribute(&self, node: &str, line: &[u8]) -> (Option<String>, Option<String>) {
+        if let Some(uid) = self.cgroup_pod(line) {
+            return (Some(uid), None);
+        }
         let mut by_name = None;
         let mut by_container = None;
         for tok in line.split(|&c| !(c.is_ascii_alphanumeric() || c == b'-' || c == b'.')) {
@@ -285,6 +313,27 @@ impl<'a> Attribution<'a> {
             return (Some(uid.to_string()), Some(cid.to_string()));
         }
         (by_name.map(str::to_string), None)
+    }
+}
+
+impl Attribution<'_> {
+    /// A pod named by its cgroup, as the kernel and runtimes print it: `…/kubepods/burstable/pod<uid>/…`
+    /// (cgroupfs) or `…kubepods-burstable-pod<uid with _ for ->.slice` (systemd).
+    fn cgroup_pod(&self, line: &[u8]) -> Option<String> {
+        memchr::memmem::find(line, b"kubepods")?;
+        for i in memchr::memmem::find_iter(line, b"pod") {
+            let Some(cand) = line.get(i + 3..i + 39) else { break };
+            let dash = |j: usize| cand[j] == b'-' || cand[j] == b'_';
+            let shaped = dash(8) && dash(13) && dash(18) && dash(23);
+            if !shaped || !cand.iter().all(|&c| c.is_ascii_hexdigit() || c == b'-' || c == b'_') {
+                continue;
+            }
+            let uid: String = cand.iter().map(|&c| if c == b'_' { '-' } else { c as char }).collect();
+            if self.uids.contains_key(uid.as_str()) {
+                return Some(uid);
+            }
+        }
+        None
     }
 }
 

@@ -7,7 +7,9 @@
 pub mod format;
 pub mod scan;
 pub mod signatures;
+pub mod sniff;
 
 pub use format::{parse_line, Format, Line, TimeCtx};
 pub use scan::{scan_reader, scan_slice, ChunkLimits, RawHit, Sink};
 pub use signatures::{Catalog, Signature, SignatureError};
+pub use sniff::sniff;

@@ -58,7 +58,8 @@ pub fn scan_slice(cat: &Catalog, buf: &[u8], first_line: u64, sink: &mut impl Si
             }
             on_line.push(sig);
             let s = cat.get(sig);
-            if s.also.iter().all(|a| memchr::memmem::find(line, a.as_bytes()).is_some()) {
+            let has = |a: &String| memchr::memmem::find(line, a.as_bytes()).is_some();
+            if s.also.iter().all(has) && !s.unless.iter().any(has) {
                 sink.hit(RawHit { sig, line_no, line });
             }
         }

@@ -613,6 +613,14 @@ impl Event {
     pub fn time(&self) -> Option<Time> {
         self.last_timestamp.or(self.event_time).or(self.first_timestamp).or(self.metadata.creation_timestamp)
     }
+    /// The kubelet restarting a container because the hash of its spec changed ("Container spec hash
+    /// changed (… vs …)", "Container … definition changed, will be restarted"): read about every pod,
+    /// settled or not (rule `container-hash-change`).
+    pub fn is_spec_hash_restart(&self) -> bool {
+        let m = self.message.as_str();
+        self.reason == "Killing"
+            && (m.contains("spec hash changed") || (m.starts_with("Container ") && m.contains(" definition changed")))
+    }
     pub fn component(&self) -> &str {
         if self.source.component.is_empty() {
             &self.reporting_component

@@ -21,6 +21,11 @@ pub struct NodeHealth<'a> {
     pub node: Option<&'a Node>,
     /// Why the kubelet looks gone: Ready=Unknown, unreachable taint, stale heartbeat, node deleted.
     pub lost: Vec<Evidence>,
+    /// Weaker signs that the kubelet could not report, when the node does not look lost (yet): the
+    /// node controller's `NodeNotReady` events since the last Ready change, kubelet log lines saying it
+    /// cannot post its status or register. A stuck pod there is explained by them; the node alone is not
+    /// reported on them.
+    pub lost_hints: Vec<Evidence>,
     /// Ready=False reported by a live kubelet, with its message.
     pub not_ready: Option<String>,
     pub heartbeat: Option<Time>,
@@ -64,6 +69,7 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
             name,
             node,
             lost: Vec::new(),
+            lost_hints: Vec::new(),
             not_ready: None,
             heartbeat: None,
             hits: ix.node_hits(name).to_vec(),
@@ -94,11 +100,29 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
                         h.not_ready = Some(format!("Ready=False ({}): {}", c.reason, c.message));
                     }
                 }
+                // The node controller's verdict: set when the kubelet stopped reporting, removed when it
+                // reports again. A taint newer than the node's last Ready change stands on its own.
+                let ready_since = ready.and_then(|c| c.last_transition_time);
                 for t in &n.spec.taints {
-                    if t.key == "node.kubernetes.io/unreachable" && !h.lost.is_empty() && happened(t.time_added) {
+                    let unreachable = matches!(
+                        t.key.as_str(),
+                        "node.kubernetes.io/unreachable" | "node.alpha.kubernetes.io/unreachable"
+                    );
+                    let newer = t.time_added.is_some_and(|ta| ready_since.is_none_or(|r| ta >= r));
+                    if unreachable && happened(t.time_added) && (!h.lost.is_empty() || newer) {
                         h.lost.push(
                             Evidence::api(format!("taint {}:{} on Node {name}", t.key, t.effect)).at(t.time_added),
                         );
+                    }
+                }
+                // NodeNotReady events of the node controller after the last Ready change.
+                for e in ix.node_events(name) {
+                    let t = e.time();
+                    if e.reason == "NodeNotReady"
+                        && t.is_some_and(|t| t <= now && now.duration_since(t) <= crate::node_problems::EVENT_WINDOW)
+                        && (ready.is_none_or(|c| c.status != "True") || t.zip(ready_since).is_some_and(|(t, r)| t >= r))
+                    {
+                        h.lost_hints.push(crate::rules::event_evidence(e));
                     }
                 }
                 // The Lease is renewed every ~10s; NodeStatus only every 5 minutes when nothing changes.
@@ -120,6 +144,8 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
                 }
             }
         }
+        let hints: Vec<&LogHit> = h.hits.iter().copied().filter(|x| x.feeds == "node-lost").collect();
+        h.lost_hints.extend(crate::rules::logs_evidence(&hints, 2));
         out.insert(name, h);
     }
     out

@@ -14,6 +14,7 @@ mod health;
 pub mod node_problems;
 pub mod rules;
 mod stuck;
+pub mod text_signals;
 pub mod util;
 
 pub use engine::{diagnose, pod_event_evidence, Config, Diagnosis, Selector};

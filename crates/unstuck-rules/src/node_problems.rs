@@ -62,7 +62,10 @@ fn event_feeds(reason: &str, message: &str) -> Option<&'static str> {
         {
             Some("runtime-unresponsive")
         }
-        _ => None,
+        // NPD's kernel monitor: a memory cgroup OOM kill on the node (the pod is not named).
+        "OOMKilling" | "PodOOMKilling" => Some("oom-killed"),
+        // Anything else: the rule of the first signature its message carries.
+        _ => crate::text_signals::text_feeds(message),
     }
 }
 

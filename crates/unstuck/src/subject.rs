@@ -52,6 +52,7 @@ fn subject_catalog(needles: &[String]) -> Result<Catalog> {
             id: format!("subject-{i}"),
             pattern: n.clone(),
             also: Vec::new(),
+            unless: Vec::new(),
             component: "any".into(),
             severity: Severity::Info,
             scope: Scope::Pod,

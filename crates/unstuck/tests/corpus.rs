@@ -45,6 +45,9 @@ struct Case {
     status: Option<String>,
     #[serde(default)]
     cond_reason: Option<String>,
+    /// The pod's `status.reason` when the thread states it (`Evicted`).
+    #[serde(default)]
+    status_reason: Option<String>,
     /// Facts about the pod or node the thread states (`hostPID`, `shareProcessNamespace`,
     /// `poststart-exec`, `runtime=docker|containerd|cri-o`, `nfs-volume`, `pvc=NAME`, `job`).
     #[serde(default)]
@@ -105,6 +108,7 @@ struct Names {
     uid: Option<String>,
     container_id: Option<String>,
     container: Option<String>,
+    image: Option<String>,
 }
 
 fn names_in(text: &str) -> Names {
@@ -116,12 +120,26 @@ fn names_in(text: &str) -> Names {
         n.name = Some(c[2].into());
     }
     // Older klog: "name_namespace(uid)".
-    if let Some(c) = re(r"([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)\(([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)")
-        .captures(text)
+    if let Some(c) = re(
+        r"([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)\(([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)",
+    )
+    .captures(text)
     {
         n.name.get_or_insert(c[1].into());
         n.ns.get_or_insert(c[2].into());
         n.uid = Some(c[3].into());
+    }
+    // Older kubelets and CNI errors: pod "name_namespace" (no UID).
+    if n.name.is_none() {
+        if let Some(c) = re(r#"pod \\?"([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)\\?""#).captures(text) {
+            n.name = Some(c[1].into());
+            n.ns = Some(c[2].into());
+        }
+    }
+    // A cgroup path: kubepods…pod<uid> (systemd writes the UID with underscores).
+    if n.uid.is_none() {
+        let cg = re(r"kubepods.*?pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12})");
+        n.uid = cg.captures(text).map(|c| c[1].replace('_', "-"));
     }
     if n.uid.is_none() {
         let uid = re(r"(pvc-|volume-|pv-)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
@@ -129,6 +147,8 @@ fn names_in(text: &str) -> Names {
     }
     n.container_id = re(r"\b([0-9a-f]{64})\b").captures(text).map(|c| c[1].to_string());
     n.container = re(r#"containerName=\\?"?([a-z0-9][-a-z0-9]*)"#).captures(text).map(|c| c[1].to_string());
+    // The image a pull error names ("Failed to pull image \"X\"", "Pull image \"X\" failed", "Back-off pulling image \"X\"").
+    n.image = re(r#"(?i)(?:pull|pulling) image \\*"([^"\\\s]+)\\*""#).captures(text).map(|c| c[1].to_string());
     n
 }
 
@@ -150,6 +170,7 @@ fn is_normal_reason(r: &str) -> bool {
             | "Completed"
             | "SuccessfulCreate"
             | "SuccessfulDelete"
+            | "NodeNotReady"
     )
 }
 
@@ -182,8 +203,9 @@ fn runtime_of(c: &Case) -> &'static str {
 /// journald's short form under the unit that writes that file.
 fn log_line(file: &str, line: &str) -> String {
     let re = |s: &str| regex::Regex::new(s).unwrap();
-    let has_prefix = re(r"^([A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d |\d{4}-\d\d-\d\d[T ]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|time=)")
-        .is_match(line);
+    let has_prefix =
+        re(r"^([A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d |\d{4}-\d\d-\d\d[T ]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|time=)")
+            .is_match(line);
     if has_prefix {
         return line.to_string();
     }
@@ -211,17 +233,21 @@ fn bundle(c: &Case, dir: &Path) {
     let name = n.name.clone().unwrap_or_else(|| "subject-7d9f8c6b5-x2k4q".into());
     let uid = n.uid.clone().unwrap_or_else(|| "4c3a1b2e-9f8d-4e7a-b6c5-1d2e3f4a5b6c".into());
     let cname = n.container.clone().unwrap_or_else(|| "app".into());
+    let image =
+        n.image.clone().filter(|i| !i.is_empty()).unwrap_or_else(|| "registry.example.com/team/app:1.4.2".into());
     let runtime = runtime_of(c);
     let scheme = runtime.split("://").next().unwrap();
     let cid = format!(
         "{scheme}://{}",
-        n.container_id.clone().unwrap_or_else(|| "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f".into())
+        n.container_id
+            .clone()
+            .unwrap_or_else(|| "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f".into())
     );
     let reason = c.reason.clone().unwrap_or_default();
     let has = |s: &str| c.spec.iter().any(|x| x == s);
 
     // The pod.
-    let mut container = json!({"name": cname, "image": "registry.example.com/team/app:1.4.2"});
+    let mut container = json!({"name": cname, "image": image});
     if has("poststart-exec") {
         container["lifecycle"] = json!({"postStart": {"exec": {"command": ["/bin/sh", "-c", "/opt/hook.sh"]}}});
     }
@@ -253,7 +279,7 @@ fn bundle(c: &Case, dir: &Path) {
     }
     let started = ts(7200);
     let running = json!({"running": {"startedAt": started}});
-    let mut cstatus = json!({"name": cname, "image": "registry.example.com/team/app:1.4.2", "imageID": "", "containerID": cid,
+    let mut cstatus = json!({"name": cname, "image": image, "imageID": "", "containerID": cid,
         "ready": true, "restartCount": 0, "started": true, "state": running});
     let mut phase = "Running";
     let mut meta = json!({"name": name, "namespace": ns, "uid": uid, "resourceVersion": "48213",
@@ -262,7 +288,8 @@ fn bundle(c: &Case, dir: &Path) {
     let mut status_reason = Value::Null;
     let mut status_message = Value::Null;
     let mut node_name = json!(NODE);
-    let terminated_ok = json!({"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": ts(7000), "finishedAt": ts(3000)}});
+    let terminated_ok =
+        json!({"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": ts(7000), "finishedAt": ts(3000)}});
     match c.state.as_str() {
         "terminating" => {
             meta["deletionTimestamp"] = json!(ts(3600));
@@ -271,7 +298,7 @@ fn bundle(c: &Case, dir: &Path) {
         }
         "creating" => {
             phase = "Pending";
-            cstatus = json!({"name": cname, "image": "registry.example.com/team/app:1.4.2", "imageID": "", "ready": false,
+            cstatus = json!({"name": cname, "image": image, "imageID": "", "ready": false,
                 "restartCount": 0, "started": false, "state": {"waiting": {"reason": "ContainerCreating"}}});
         }
         "crashloop" => {
@@ -280,8 +307,7 @@ fn bundle(c: &Case, dir: &Path) {
             cstatus["restartCount"] = json!(9);
             cstatus["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
                 "message": format!("back-off 5m0s restarting failed container={cname} pod={name}_{ns}({uid})")}});
-            cstatus["lastState"] =
-                json!({"terminated": {"exitCode": 1, "reason": "Error", "startedAt": ts(400), "finishedAt": ts(380), "containerID": cid}});
+            cstatus["lastState"] = json!({"terminated": {"exitCode": 1, "reason": "Error", "startedAt": ts(400), "finishedAt": ts(380), "containerID": cid}});
         }
         "running" => {}
         "pending" => {
@@ -332,7 +358,7 @@ fn bundle(c: &Case, dir: &Path) {
                 "involvedObject": obj, "reason": reason, "message": msg,
                 "type": if is_normal_reason(&reason) { "Normal" } else { "Warning" },
                 "source": {"component": component, "host": NODE},
-                "firstTimestamp": ts(3000), "lastTimestamp": ts(300), "count": 7});
+                "firstTimestamp": ts(3000), "lastTimestamp": ts(300), "count": if is_normal_reason(&reason) { 1 } else { 7 }});
             if c.where_ == "event" {
                 events.push(ev)
             } else {
@@ -389,15 +415,48 @@ fn bundle(c: &Case, dir: &Path) {
         }
         w => panic!("{}: unknown where {w:?}", c.id),
     }
+    // The kubelet's eviction manager writes its message to the pod's status and to the event alike.
+    if c.where_ == "event" && c.state == "failed" && reason == "Evicted" {
+        status_reason = json!("Evicted");
+        status_message = json!(c.text.clone());
+    }
+    if let Some(r) = &c.status_reason {
+        status_reason = json!(r);
+        if status_message.is_null() {
+            status_message = json!("");
+        }
+    }
     // A deleted pod whose containers are gone (a finalizer holds it): the kubelet reported them terminated.
     if c.state == "terminating" && c.where_ == "finalizers" {
         cstatus["state"] = terminated_ok;
         phase = "Succeeded";
     }
+    let mut statuses = vec![];
+    if !cstatus.is_null() {
+        statuses.push(cstatus);
+    }
+    // A postStart hook that has not returned: the hooked container runs, the next one is never created.
+    if has("poststart-exec") && c.state != "pending" && c.state != "completed" && c.state != "failed" {
+        if c.state == "creating" || c.state == "terminating" {
+            let s0 = &mut statuses[0];
+            s0["state"] = json!({"running": {"startedAt": ts(7000)}});
+            s0["containerID"] = json!(cid);
+            s0["started"] = json!(true);
+            s0["ready"] = json!(false);
+        }
+        if c.state == "running" || c.state == "crashloop" {
+            statuses.push(json!({"name": "sidecar", "image": "registry.example.com/team/sidecar:2.0", "imageID": "", "ready": true,
+                "containerID": format!("{scheme}://7a1c3e5b7d9f0a2c4e6b8d0f9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8"),
+                "restartCount": 0, "started": true, "state": {"running": {"startedAt": ts(6900)}}}));
+        } else {
+            statuses.push(json!({"name": "sidecar", "image": "registry.example.com/team/sidecar:2.0", "imageID": "", "ready": false,
+                "restartCount": 0, "started": false, "state": {"waiting": {"reason": "ContainerCreating"}}}));
+        }
+    }
     let mut pod_status = json!({"phase": phase, "conditions": conditions, "startTime": ts(7280), "hostIP": "10.0.1.17",
         "podIP": "10.244.1.23", "qosClass": "Burstable"});
-    if !cstatus.is_null() {
-        pod_status["containerStatuses"] = json!([cstatus]);
+    if !statuses.is_empty() {
+        pod_status["containerStatuses"] = json!(statuses);
     }
     if !status_reason.is_null() {
         pod_status["reason"] = status_reason;
@@ -434,7 +493,9 @@ fn bundle(c: &Case, dir: &Path) {
     let kubelet_version = c
         .version
         .as_deref()
-        .and_then(|v| regex::Regex::new(r"1\.(\d+)\.(\d+)").unwrap().captures(v).map(|m| format!("v1.{}.{}", &m[1], &m[2])))
+        .and_then(|v| {
+            regex::Regex::new(r"1\.(\d+)\.(\d+)").unwrap().captures(v).map(|m| format!("v1.{}.{}", &m[1], &m[2]))
+        })
         .unwrap_or_else(|| "v1.28.9".into());
     let node = json!({"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": NODE, "uid": "0b8e2f7a-3c1d-4e5f-a6b7-c8d9e0f1a2b3", "resourceVersion": "99120", "creationTimestamp": ts(864000),
@@ -453,7 +514,31 @@ fn bundle(c: &Case, dir: &Path) {
             write(dir.join(d).join(format!("{k}.json")), &list(vec![]));
         }
     }
-    write(dir.join(&ns).join("pods.json"), &list(vec![pod]));
+    // `node-wide`: the thread says every pod on the node showed it; three such pods, each with its events.
+    let mut pods = vec![pod];
+    if has("node-wide") {
+        let original = events.clone();
+        for k in 2..=3 {
+            let mut p = pods[0].clone();
+            let (pname, puid) = (format!("{name}-{k}"), format!("{}{k}", &uid[..uid.len() - 1]));
+            p["metadata"]["name"] = json!(pname);
+            p["metadata"]["uid"] = json!(puid);
+            for e in original.clone() {
+                let mut e = e;
+                e["involvedObject"]["name"] = json!(pname);
+                e["involvedObject"]["uid"] = json!(puid);
+                e["metadata"]["name"] = json!(format!("{pname}.17d3a1f2c4b5e6a7"));
+                events.push(e);
+            }
+            pods.push(p);
+        }
+        for lines in logs.values_mut() {
+            let once = lines.clone();
+            lines.extend(once.iter().cloned());
+            lines.extend(once);
+        }
+    }
+    write(dir.join(&ns).join("pods.json"), &list(pods));
     write(dir.join(&ns).join("events.json"), &list(events));
     if !node_events.is_empty() {
         write(dir.join("default/events.json"), &list(node_events));
@@ -467,7 +552,10 @@ fn bundle(c: &Case, dir: &Path) {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, lines.join("\n") + "\n").unwrap();
     }
-    write(dir.join("unstuck-bundle.json"), &json!({"apiVersion": "unstuck/v1", "kind": "BundleManifest", "capturedAt": NOW, "source": "corpus"}));
+    write(
+        dir.join("unstuck-bundle.json"),
+        &json!({"apiVersion": "unstuck/v1", "kind": "BundleManifest", "capturedAt": NOW, "source": "corpus"}),
+    );
 }
 
 /// The outcome of one case.
@@ -480,16 +568,22 @@ struct Outcome {
 fn run_case(c: &Case) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
     bundle(c, dir.path());
+    // `UNSTUCK_CORPUS_KEEP=DIR` keeps each case's bundle (DIR/<rule>-<n>) to look at by hand.
+    if let Some(keep) = std::env::var_os("UNSTUCK_CORPUS_KEEP") {
+        let to = Path::new(&keep).join(c.id.replace('/', "-"));
+        let _ = std::fs::remove_dir_all(&to);
+        bundle(c, &to);
+    }
     let (code, out, err) = common::run(&["diagnose", dir.path().to_str().unwrap(), "-o", "json"]);
     assert!(code == 0 || code == 1, "{}: exit {code}: {err}", c.id);
     let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{}: {e}: {out}", c.id));
     let findings = r["findings"].as_array().cloned().unwrap_or_default();
-    let pod_rule = findings
+    let pod_rule =
+        findings.iter().find(|f| f["subject"]["kind"] == "Pod").and_then(|f| f["rule"].as_str()).map(str::to_string);
+    let all: Vec<String> = findings
         .iter()
-        .find(|f| f["subject"]["kind"] == "Pod")
-        .and_then(|f| f["rule"].as_str())
-        .map(str::to_string);
-    let all: Vec<String> = findings.iter().filter_map(|f| f["rule"].as_str().map(|s| format!("{}:{s}", f["subject"]["kind"].as_str().unwrap_or("")))).collect();
+        .filter_map(|f| f["rule"].as_str().map(|s| format!("{}:{s}", f["subject"]["kind"].as_str().unwrap_or(""))))
+        .collect();
     if c.expect == "none" {
         return Outcome { pass: findings.is_empty(), got: if all.is_empty() { "-".into() } else { all.join(",") } };
     }
@@ -531,7 +625,12 @@ fn corpus_cases_are_well_formed() {
         assert!(c.id.starts_with(&format!("{}/", c.expect)), "{file}: {} expects {}", c.id, c.expect);
         assert!(c.expect == "none" || unstuck_rules::rule(&c.expect).is_some(), "{file}: {}: unknown rule", c.id);
         assert!(STATES.contains(&c.state.as_str()), "{file}: {}: state {}", c.id, c.state);
-        assert!(LOG_FILES.contains(&c.where_.as_str()) || WHERES.contains(&c.where_.as_str()), "{file}: {}: where {}", c.id, c.where_);
+        assert!(
+            LOG_FILES.contains(&c.where_.as_str()) || WHERES.contains(&c.where_.as_str()),
+            "{file}: {}: where {}",
+            c.id,
+            c.where_
+        );
         assert!(c.source.starts_with("https://"), "{file}: {}: source {}", c.id, c.source);
         assert!(c.text.len() < 4000, "{file}: {}: text too long", c.id);
         assert!(split.contains_key(&c.id), "{file}: {} is not in corpus/split.tsv", c.id);
@@ -547,8 +646,10 @@ fn corpus_recall_and_look_alikes() {
     // `UNSTUCK_CORPUS_SPLIT=tuning`: run only that split (while tuning rules, the held-out results are
     // not looked at); the document and the thresholds need both.
     let only = std::env::var("UNSTUCK_CORPUS_SPLIT").ok();
-    let cases: Vec<(String, Case)> =
-        load_cases().into_iter().filter(|(_, c)| only.as_deref().is_none_or(|o| split.get(&c.id).is_some_and(|s| s == o))).collect();
+    let cases: Vec<(String, Case)> = load_cases()
+        .into_iter()
+        .filter(|(_, c)| only.as_deref().is_none_or(|o| split.get(&c.id).is_some_and(|s| s == o)))
+        .collect();
     // Two workers: each case is a bundle and a run of the binary.
     let results: Vec<(String, Case, Outcome)> = std::thread::scope(|s| {
         let chunks: Vec<&[(String, Case)]> = cases.chunks(cases.len().div_ceil(2).max(1)).collect();
@@ -573,12 +674,7 @@ fn corpus_recall_and_look_alikes() {
         if !o.pass {
             misses.push(format!(
                 "| `{}` | {} | {} | {} | `{}` | [source]({}) |",
-                c.id,
-                split[&c.id],
-                c.state,
-                c.where_,
-                o.got,
-                c.source
+                c.id, split[&c.id], c.state, c.where_, o.got, c.source
             ));
             // Held-out misses are only printed in the full run (the document lists them anyway).
             if only.as_deref() != Some("heldout") {

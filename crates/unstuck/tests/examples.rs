@@ -121,8 +121,14 @@ fn seed_004_kubelet_upgrade_restart_wave() {
     let r = report(&example("seed-004-kubelet-upgrade"));
     assert_eq!(triples(&r), vec![t("container-hash-change", "Node", "10-10-66-204")]);
     let f = &r.findings[0];
-    assert_eq!(f.pods.len(), 1, "attributed to the pod by its UID in the kubelet line");
-    assert!(f.evidence[0].text.contains("Container spec hash changed (1559107639 vs 1428860573)"));
+    // Every non-pause container on the node was recreated (the seed): each line names its pod by UID.
+    let pods: Vec<&str> = f.pods.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        pods,
+        ["kube-proxy-6d2qw", "prometheus-node-exporter-l7vzz"],
+        "attributed by the UIDs in the kubelet lines"
+    );
+    assert!(f.evidence.iter().any(|e| e.text.contains("Container spec hash changed (1559107639 vs 1428860573)")));
 }
 
 #[test]

@@ -1,4 +1,4 @@
-use super::logs_evidence;
+use super::{event_evidence, logs_evidence};
 use crate::util::sh;
 use crate::{declare_rule, number, Check, Cx, Evidence, Finding, Scope, Severity, StepDraft, StuckPod};
 
@@ -6,8 +6,10 @@ declare_rule! {
     /// ## What it detects
     /// A node whose kubelet log says it is recreating containers because their spec hash changed:
     /// `Container spec hash changed (A vs B).. Container will be killed and recreated.` (kubelet ≈1.9)
-    /// or `Container … definition changed` (later versions), typically right after the kubelet binary
-    /// was replaced by another version.
+    /// or `Container … definition changed` (later versions) — in its log or as `Killing` events —
+    /// typically right after the kubelet binary was replaced by another version. At least two containers
+    /// on the node must have been restarted so: one container whose definition changed is an in-place
+    /// change of that pod (an image patch, a resize, OpenKruise's SidecarSet, Tekton stopping sidecars).
     ///
     /// ## Why it matters
     /// The kubelet stores a hash of each container's spec on the running container and restarts the
@@ -34,19 +36,40 @@ declare_rule! {
     };
 }
 
+/// Restarts for a changed spec hash on one node before they are the kubelet's doing.
+const MIN_RESTARTS: u64 = 2;
+
 fn check(cx: &Cx<'_>, _stuck: &[StuckPod<'_>]) -> Vec<Finding> {
     let mut names: Vec<&str> = cx.health.keys().copied().collect();
     names.sort();
     let mut out = Vec::new();
+    // The kubelet's Killing events say the same ("Container … definition changed, will be restarted"):
+    // one pass over the events, by the node of the pod they are about.
+    let mut killing: rustc_hash::FxHashMap<&str, Vec<(&unstuck_model::Pod, &unstuck_model::Event)>> =
+        Default::default();
+    for e in cx.ix.snap.events.iter().filter(|e| e.is_spec_hash_restart()) {
+        if let Some(p) = cx.ix.pod_by_uid.get(e.involved_object.uid.as_str()) {
+            killing.entry(p.spec.node_name.as_str()).or_default().push((p, e));
+        }
+    }
     for name in names {
         let h = &cx.health[name];
         let hits = h.hits_for(RULE.id);
-        if hits.is_empty() {
+        let events = killing.get(name).map(Vec::as_slice).unwrap_or_default();
+        if hits.is_empty() && events.is_empty() {
             continue;
         }
-        let total: u64 = hits.iter().map(|x| x.count).sum();
+        let total: u64 = hits.iter().map(|x| x.count).sum::<u64>()
+            + events.iter().map(|(_, e)| e.count.unwrap_or(1).max(1) as u64).sum::<u64>();
+        // A kubelet version change restarts every container on the node at once; one container whose
+        // definition changed is an in-place change of that pod (an image patch, a resize, a sidecar
+        // injector, Tekton stopping its sidecars), not the kubelet's.
+        if total < MIN_RESTARTS {
+            continue;
+        }
         let version = h.node.map(|n| n.status.node_info.kubelet_version.as_str()).unwrap_or("?");
-        let mut evidence = logs_evidence(&hits, 5);
+        let mut evidence: Vec<Evidence> = events.iter().take(3).map(|(_, e)| event_evidence(e)).collect();
+        evidence.extend(logs_evidence(&hits, 5));
         evidence.push(Evidence::api(format!("node {name} runs kubelet {version}")));
         let mut pods: Vec<crate::ObjectRef> = Vec::new();
         for x in &hits {
@@ -56,7 +79,12 @@ fn check(cx: &Cx<'_>, _stuck: &[StuckPod<'_>]) -> Vec<Finding> {
                 }
             }
         }
-        let since = hits.iter().filter_map(|x| x.time).min();
+        for (p, _) in events {
+            if !pods.iter().any(|r| r.uid == p.metadata.uid) {
+                pods.push(crate::engine::pod_ref(p, Some("container recreated".into())));
+            }
+        }
+        let since = hits.iter().filter_map(|x| x.time).chain(events.iter().filter_map(|(_, e)| e.time())).min();
         let steps = vec![
             StepDraft::cluster(
                 "Before the next kubelet version change on a node, drain it so the restarts happen under your control",

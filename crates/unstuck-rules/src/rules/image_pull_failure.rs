@@ -1,11 +1,13 @@
-use super::{event_evidence, pod_events_with};
+use super::{event_evidence, logs_evidence, pod_events_with, pod_hits};
 use crate::util::sh;
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
 
 declare_rule! {
     /// ## What it detects
     /// Pods whose containers wait in `ErrImagePull`, `ImagePullBackOff`, `InvalidImageName` or
-    /// `ErrImageNeverPull` for longer than the threshold.
+    /// `ErrImageNeverPull` for longer than the threshold; and pods the status still shows
+    /// `ContainerCreating` whose events, container states or node log lines say the pull failed
+    /// (`Failed to pull image …`, `ErrImageNeverPull`, `Back-off pulling image`, `Pull image "…" failed`).
     ///
     /// ## Why it matters
     /// The image cannot be fetched: wrong name or tag, a private registry without `imagePullSecrets`,
@@ -29,12 +31,61 @@ declare_rule! {
     };
 }
 
-fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    let StuckState::ImagePull(reason) = &sp.state else {
+/// Pull failures of a pod the status still shows `ContainerCreating` (the kubelet's status lags its
+/// events, or the dump caught it between two attempts): its pull events, the same errors in its other
+/// events and container states, node log lines naming it.
+fn creating_pull_failure(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<(String, Vec<Evidence>)> {
+    if !sp.state.is_creating() {
         return None;
-    };
+    }
     let pod = sp.pod;
-    let mut evidence = Vec::new();
+    let events: Vec<_> = cx
+        .ix
+        .pod_events(pod)
+        .into_iter()
+        .filter(|e| {
+            e.type_ == "Warning"
+                && (matches!(e.reason.as_str(), "ErrImageNeverPull" | "InspectFailed")
+                    || e.message.contains("ailed to pull image")
+                    || e.message.contains("ErrImagePull")
+                    || e.message.contains("Back-off pulling image"))
+        })
+        .collect();
+    let mut evidence: Vec<Evidence> = events.iter().take(2).map(|e| event_evidence(e)).collect();
+    for x in crate::text_signals::text_evidence(cx, pod, RULE.id, 2) {
+        if !evidence.iter().any(|y| y.text == x.text) {
+            evidence.push(x);
+        }
+    }
+    evidence.extend(logs_evidence(&pod_hits(cx, pod, RULE.id), 2));
+    // Pull errors on the node that name no pod but name one of this pod's images.
+    let images: Vec<String> =
+        pod.spec.containers.iter().chain(&pod.spec.init_containers).map(|c| format!("{}\"", c.image)).collect();
+    let by_image: Vec<_> = cx
+        .node_health(&pod.spec.node_name)
+        .map(|h| {
+            h.hits_for(RULE.id)
+                .into_iter()
+                .filter(|x| x.pod_uid.is_none() && images.iter().any(|i| x.text.contains(&format!("\"{i}"))))
+                .collect()
+        })
+        .unwrap_or_default();
+    evidence.extend(logs_evidence(&by_image, 2));
+    if evidence.is_empty() {
+        return None;
+    }
+    let reason =
+        events.iter().find(|e| e.reason == "ErrImageNeverPull").map_or("ErrImagePull", |_| "ErrImageNeverPull");
+    Some((reason.to_string(), evidence))
+}
+
+fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    let pod = sp.pod;
+    let (reason, mut evidence) = match &sp.state {
+        StuckState::ImagePull(reason) => (reason.clone(), Vec::new()),
+        _ => creating_pull_failure(cx, sp)?,
+    };
+    let reason = &reason;
     for c in pod.status.container_statuses.iter().chain(&pod.status.init_container_statuses) {
         if let Some(w) = &c.state.waiting {
             if w.reason == *reason || w.reason.contains("Image") {
@@ -45,9 +96,11 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             }
         }
     }
-    evidence.extend(
-        pod_events_with(cx, pod, &["Failed", "BackOff"], Some("image")).iter().take(2).map(|e| event_evidence(e)),
-    );
+    if matches!(sp.state, StuckState::ImagePull(_)) {
+        evidence.extend(
+            pod_events_with(cx, pod, &["Failed", "BackOff"], Some("image")).iter().take(2).map(|e| event_evidence(e)),
+        );
+    }
     Some(Cause {
         severity: None,
         summary: format!("image cannot be pulled ({reason})"),

@@ -1,13 +1,17 @@
 use super::{confirmed_down, finish_deletion, out_of_service, replace_node, role_labels};
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, NodeHealth, Scope, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
     /// Pods stuck (`Terminating`, `ContainerCreating`, phase `Unknown`) on a node whose kubelet no
     /// longer reports: `Ready=Unknown` ("Kubelet stopped posting node status"), the
     /// `node.kubernetes.io/unreachable` taint, a stale Lease heartbeat, or a Node object that was deleted
-    /// while pods still name it.
+    /// while pods still name it. When the node does not look lost (yet), a stuck pod there is still
+    /// explained by the kubelet's own lines saying it cannot post its status or register (`Error updating
+    /// node status, will retry`, `Unable to register node with API server`), the node controller's
+    /// `NodeNotReady` events since the node's last Ready change, or the pod's `DisruptionTarget`
+    /// condition set by the taint manager (`Taint manager: deleting due to NoExecute taint`).
     ///
     /// ## Why it matters
     /// Only the kubelet completes a graceful deletion. When a node is powered off or cut off, the
@@ -41,11 +45,25 @@ declare_rule! {
     };
 }
 
+/// The taint manager (or PodGC) deleted the pod because its node went away: the pod's own record of it.
+fn evicted_for_node(pod: &unstuck_model::Pod) -> Option<Evidence> {
+    let c = pod.status.conditions.iter().find(|c| {
+        c.type_ == "DisruptionTarget"
+            && c.status == "True"
+            && (matches!(c.reason.as_str(), "DeletionByTaintManager" | "DeletionByPodGC")
+                || c.message.contains("Taint manager: deleting due to NoExecute taint"))
+    })?;
+    Some(
+        Evidence::api(format!("pod condition DisruptionTarget=True ({}): {}", c.reason, c.message))
+            .at(c.last_transition_time),
+    )
+}
+
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let node = sp.pod.spec.node_name.as_str();
     let h = cx.node_health(node)?;
     if !h.is_lost() {
-        return None;
+        return hinted(sp, h);
     }
     let pod = sp.pod;
     let sts = cx.ix.pod_statefulset(pod);
@@ -66,6 +84,44 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             format!("node {node} stopped reporting; no kubelet will finish this pod")
         },
         evidence: h.lost.clone(),
+        remediation: steps,
+    })
+}
+
+/// The node does not look lost, but the kubelet could not report (its log, the node controller's
+/// NodeNotReady events since the last Ready change) or the taint manager deleted the pod for its node.
+fn hinted(sp: &StuckPod<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
+    if !(sp.state.is_terminating() || sp.state.is_creating()) {
+        return None;
+    }
+    let pod = sp.pod;
+    let mut evidence = h.lost_hints.clone();
+    if sp.state.is_terminating() {
+        evidence.extend(evicted_for_node(pod));
+    }
+    if evidence.is_empty() {
+        return None;
+    }
+    let n = sh(h.name);
+    let mut steps = vec![StepDraft::cluster(
+        format!("Check whether node {} reports now, and whether its kubelet can reach the API server", h.name),
+        format!("kubectl get node {n} -o wide; kubectl get lease -n kube-node-lease {n}"),
+    )];
+    steps.push(StepDraft::host(
+        h.name,
+        "On the node: read why the kubelet cannot post its status (certificates, API server address, network)",
+        "journalctl -u kubelet --since -1h | grep -E 'node status|register node|Unauthorized|forbidden' | tail",
+    ));
+    finish_deletion(
+        pod,
+        &mut steps,
+        Some("the containers may keep running on the node if its kubelet cannot act"),
+        Some(format!("node {} is back (the kubelet reports) or confirmed down", h.name)),
+    );
+    Some(Cause {
+        severity: None,
+        summary: format!("the kubelet on {} could not report to the API server; nothing finishes this pod", h.name),
+        evidence,
         remediation: steps,
     })
 }

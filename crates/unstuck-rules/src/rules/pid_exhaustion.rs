@@ -1,13 +1,16 @@
 use super::{cordon, finish_deletion, logs_evidence, replace_node, role_labels};
-use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
+use crate::text_signals::text_evidence;
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod, StuckState};
 
 declare_rule! {
     /// ## What it detects
     /// Pods stuck `ContainerCreating` or `Terminating` on a node that has run out of process IDs:
     /// `fork/exec …: resource temporarily unavailable` from dockerd, containerd, kube-proxy or the
     /// kubelet, `fork of child failed: Resource temporarily unavailable` from systemd-udevd,
-    /// `pthread_create failed`, `fork rejected by pids controller`, or the node condition
-    /// `PIDPressure=True`.
+    /// `pthread_create failed`, `fork rejected by pids controller`, `fork: retry: …` from a shell, or the
+    /// node condition `PIDPressure=True`. The same errors count where the API carries them: inside the
+    /// pod's events (a `FailedMount` whose `mount` could not fork, an exec probe) and its containers'
+    /// state messages — and then also for a crash-looping pod, whose own failure says it could not fork.
     ///
     /// ## Why it matters
     /// When the node hits `kernel.pid_max`, `threads-max` or the kubelet user's `ulimit -u`, nothing can
@@ -43,16 +46,22 @@ fn signals<'a>(h: &NodeHealth<'a>) -> (Vec<&'a unstuck_model::LogHit>, bool) {
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    if !(sp.state.is_terminating() || sp.state.is_creating()) {
+    // A crash-looping pod counts only when its own failure says it could not fork.
+    let crash = matches!(sp.state, StuckState::CrashLoop | StuckState::Waiting(_));
+    if !(sp.state.is_terminating() || sp.state.is_creating() || crash) {
         return None;
     }
     let node = sp.pod.spec.node_name.as_str();
     let h = cx.node_health(node)?;
     let (hits, pressure) = signals(h);
-    if hits.is_empty() && !pressure {
+    // The same errors inside the pod's events and container states (a FailedMount whose mount could
+    // not fork, an exec probe, a termination message).
+    let text = text_evidence(cx, sp.pod, RULE.id, 3);
+    if (hits.is_empty() && !pressure || crash) && text.is_empty() {
         return None;
     }
-    let mut evidence = logs_evidence(&hits, 4);
+    let mut evidence = text;
+    evidence.extend(logs_evidence(&hits, 4));
     if pressure {
         evidence.push(Evidence::api(format!("node {node} condition PIDPressure=True")));
     }

@@ -50,8 +50,20 @@ fn not_ready_runtime(h: &NodeHealth<'_>) -> Option<String> {
         .then(|| m.clone())
 }
 
+/// Lines that are only a sign when they last: a kubelet that just started says "pleg has yet to be
+/// successful" for its first seconds.
+const ONLY_WHEN_LASTING: &[&str] = &["pleg-never-successful"];
+
+/// How long such a line must keep repeating (the kubelet's PLEG threshold).
+const LASTING: jiff::SignedDuration = jiff::SignedDuration::from_mins(3);
+
+fn lasting(x: &unstuck_model::LogHit) -> bool {
+    !ONLY_WHEN_LASTING.contains(&x.signature.as_str())
+        || x.time.zip(x.last_time).is_some_and(|(a, b)| b.duration_since(a) >= LASTING)
+}
+
 fn node_signals<'a>(h: &NodeHealth<'a>) -> Vec<&'a unstuck_model::LogHit> {
-    h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none()).collect()
+    h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none() && lasting(x)).collect()
 }
 
 /// A command that returns only when the runtime answers.
@@ -98,10 +110,22 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let nodewide = node_signals(h);
     let nr = not_ready_runtime(h);
     let reported = h.problems_for(RULE.id);
-    if own.is_empty() && events.is_empty() && nodewide.is_empty() && nr.is_none() && reported.is_empty() {
+    // Runtime timeouts in the pod's other events and container states.
+    let text: Vec<Evidence> = crate::text_signals::text_evidence(cx, pod, RULE.id, 2)
+        .into_iter()
+        .filter(|e| !events.iter().any(|ev| e.text == event_evidence(ev).text))
+        .collect();
+    if own.is_empty()
+        && events.is_empty()
+        && nodewide.is_empty()
+        && nr.is_none()
+        && reported.is_empty()
+        && text.is_empty()
+    {
         return None;
     }
     let mut evidence: Vec<Evidence> = events.iter().take(3).map(|e| event_evidence(e)).collect();
+    evidence.extend(text);
     evidence.extend(logs_evidence(&own, 3));
     evidence.extend(logs_evidence(&nodewide, 2));
     if let Some(m) = &nr {

@@ -1,5 +1,6 @@
 use super::{event_evidence, logs_evidence, pod_events_with, pod_hits};
 use crate::fix::Op;
+use crate::text_signals::text_evidence;
 use crate::util::{delete_pod, sh};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
@@ -52,14 +53,27 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let events = pod_events_with(cx, pod, &["FailedCreatePodSandBox"], None);
     let own = pod_hits(cx, pod, RULE.id);
     let nodewide = cx.node_health(node).and_then(node_not_ready_network);
+    // Lines on the node that name no pod we know (the network plugin is not ready; a redacted or
+    // foreign pod name): they hold up every pod waiting for a sandbox there.
+    let unnamed: Vec<_> = cx
+        .node_health(node)
+        .map(|h| h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none()).collect())
+        .unwrap_or_default();
+    // Sandbox errors in the pod's other events and container states (FailedSync with CreatePodSandboxError).
+    let text: Vec<Evidence> = text_evidence(cx, pod, RULE.id, 3)
+        .into_iter()
+        .filter(|e| !events.iter().any(|ev| e.text == event_evidence(ev).text))
+        .collect();
     if sp.state.is_terminating() && events.is_empty() {
         return None;
     }
-    if events.is_empty() && own.is_empty() && nodewide.is_none() {
+    if events.is_empty() && own.is_empty() && nodewide.is_none() && unnamed.is_empty() && text.is_empty() {
         return None;
     }
     let mut evidence: Vec<Evidence> = events.iter().take(3).map(|e| event_evidence(e)).collect();
+    evidence.extend(text);
     evidence.extend(logs_evidence(&own, 3));
+    evidence.extend(logs_evidence(&unnamed, 2));
     if let Some(m) = &nodewide {
         evidence.push(Evidence::api(format!("node {node} {m}")));
     }

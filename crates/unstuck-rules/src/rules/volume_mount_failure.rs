@@ -57,11 +57,17 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             format!("{} ({})", p.metadata.name, if p.status.phase.is_empty() { "no phase" } else { &p.status.phase })
         })
         .collect();
-    if events.is_empty() && own.is_empty() && pending_pvcs.is_empty() {
+    // Mount errors in the pod's other events (FailedSync) and container states.
+    let text: Vec<Evidence> = crate::text_signals::text_evidence(cx, pod, RULE.id, 2)
+        .into_iter()
+        .filter(|e| !events.iter().any(|ev| e.text == event_evidence(ev).text))
+        .collect();
+    if events.is_empty() && own.is_empty() && pending_pvcs.is_empty() && text.is_empty() {
         return None;
     }
     let multi = events.iter().any(|e| e.message.contains("Multi-Attach"));
     let mut evidence: Vec<Evidence> = events.iter().take(3).map(|e| event_evidence(e)).collect();
+    evidence.extend(text);
     evidence.extend(logs_evidence(&own, 3));
     if !pending_pvcs.is_empty() {
         evidence.push(Evidence::api(format!("PersistentVolumeClaim(s) not Bound: {}", pending_pvcs.join(", "))));

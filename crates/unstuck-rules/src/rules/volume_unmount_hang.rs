@@ -5,8 +5,11 @@ use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDra
 declare_rule! {
     /// ## What it detects
     /// A `Terminating` pod whose volumes cannot be torn down: kubelet lines naming the pod
-    /// (`UnmountVolume.TearDown failed for volume …`, `device or resource busy`, `No retries permitted
-    /// until …`, orphaned pod volume paths), or a node whose kernel reports a dead NFS server
+    /// (`UnmountVolume.TearDown failed for volume …`, `UnmapVolume.UnmapBlockVolume failed`,
+    /// `UnmountVolume.UnmountDevice failed`, `device or resource busy`, `umount: …: target is busy`, loop
+    /// device locks, `No retries permitted until …`, orphaned pod volume paths or subpaths), the same
+    /// errors in the pod's events, teardown errors on its node that name no pod (redacted lines, a CSI
+    /// node plugin's `NodeUnpublishVolume` or `rbd unmap` failures), or a node whose kernel reports a dead NFS server
     /// (`nfs: server … not responding, still trying`) or hung tasks (`INFO: task … blocked for more than
     /// … seconds`) while the pod mounts a network filesystem — in its logs, or through the API as
     /// node-problem-detector's `TaskHung` events on the Node.
@@ -72,10 +75,30 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         .unwrap_or_default();
     let reported = cx.node_health(node).map(|h| h.problems_for(RULE.id)).unwrap_or_default();
     let by_node = !netvols.is_empty() && (!node_hits.is_empty() || !reported.is_empty());
-    if own.is_empty() && !by_node {
+    // Teardown errors on the node that name no pod we know: a redacted line, or a CSI node plugin's
+    // own log (NodeUnpublishVolume, rbd unmap), which speaks of volumes, not pods. Orphaned-pod lines
+    // are about pods already gone from the API, not this one.
+    let unnamed: Vec<_> = cx
+        .node_health(node)
+        .map(|h| {
+            h.hits_for(RULE.id)
+                .into_iter()
+                .filter(|x| {
+                    x.pod_uid.is_none()
+                        && !matches!(x.signature.as_str(), "nfs-not-responding" | "hung-task" | "orphaned-pod-volumes")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let text = crate::text_signals::text_evidence(cx, pod, RULE.id, 2);
+    if own.is_empty() && !by_node && unnamed.is_empty() && text.is_empty() {
         return None;
     }
-    let mut evidence = logs_evidence(&own, 4);
+    let mut evidence = text;
+    evidence.extend(logs_evidence(&own, 4));
+    if own.is_empty() {
+        evidence.extend(logs_evidence(&unnamed, 3));
+    }
     if !netvols.is_empty() {
         evidence.push(Evidence::api(format!("network volume(s): {}", netvols.join(", "))));
     }
