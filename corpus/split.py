@@ -10,10 +10,12 @@ import glob, os, random, sys, yaml
 here = os.path.dirname(os.path.abspath(__file__))
 path = os.path.join(here, "split.tsv")
 split = {}
-header = ["# id<TAB>split: frozen when committed; new ids are appended by corpus/split.py"]
+header = None
 if os.path.exists(path):
     for line in open(path):
         line = line.rstrip("\n")
+        if line.startswith("#") and header is None:
+            header = [line]
         if line and not line.startswith("#"):
             i, s = line.split("\t")
             split[i] = s
@@ -31,6 +33,7 @@ for rule, ids in sorted(new.items()):
     for n, i in enumerate(ids):
         split[i] = "heldout" if n < k else "tuning"
     print(f"{rule}: {len(ids)} new, {k} held out", file=sys.stderr)
+header = header or ["# id<TAB>split: frozen when committed; new ids are appended by corpus/split.py"]
 with open(path, "w") as out:
     out.write("\n".join(header) + "\n")
     for i in sorted(split):
