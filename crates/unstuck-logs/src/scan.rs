@@ -2,8 +2,6 @@
 
 use std::io::{self, Read};
 
-use aho_corasick::Input;
-
 use crate::Catalog;
 
 /// A line that matched a signature (borrowed from the scanned buffer).
@@ -42,11 +40,11 @@ pub fn scan_slice(cat: &Catalog, buf: &[u8], first_line: u64, sink: &mut impl Si
     let mut line_no = first_line;
     let mut on_line: Vec<usize> = Vec::new();
     while pos < buf.len() {
-        let Some(m) = finder.find(Input::new(buf).span(pos..buf.len())) else {
+        let Some(m_start) = finder.find_from(buf, pos) else {
             break;
         };
-        let start = memchr::memrchr(b'\n', &buf[pos..m.start()]).map_or(pos, |i| pos + i + 1);
-        let end = memchr::memchr(b'\n', &buf[m.start()..]).map_or(buf.len(), |i| m.start() + i);
+        let start = memchr::memrchr(b'\n', &buf[pos..m_start]).map_or(pos, |i| pos + i + 1);
+        let end = memchr::memchr(b'\n', &buf[m_start..]).map_or(buf.len(), |i| m_start + i);
         line_no += count_lines(&buf[counted_to..start]);
         counted_to = start;
         let line = &buf[start..end];

@@ -1,6 +1,6 @@
 //! The signature catalog: data (YAML), compiled into one Aho-Corasick automaton.
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{packed, AhoCorasick, MatchKind};
 use serde::Deserialize;
 use unstuck_model::Severity;
 
@@ -22,6 +22,10 @@ pub struct Signature {
     /// Literals none of which may be on the line (a look-alike that carries the pattern).
     #[serde(default)]
     pub unless: Vec<String>,
+    /// The part of the pattern the line finder searches for, shared by alike signatures so the SIMD
+    /// finder keeps few literals (default: the pattern's rarest part).
+    #[serde(default)]
+    pub anchor: Option<String>,
     pub component: String,
     pub severity: Severity,
     pub scope: Scope,
@@ -42,8 +46,8 @@ const BUILTIN: &str = include_str!("signatures.yaml");
 #[derive(Debug, Clone)]
 pub struct Catalog {
     sigs: Vec<Signature>,
-    /// Leftmost-first: finds the next line with any signature fast (SIMD prefilter).
-    find: AhoCorasick,
+    /// Finds the next line with any signature fast: SIMD Teddy over the finder literals.
+    find: Finder,
     /// Standard semantics: every signature on a line, overlapping (run on matching lines only).
     all: AhoCorasick,
 }
@@ -68,7 +72,21 @@ impl Catalog {
                 .map_err(|e| SignatureError::Parse { file: "catalog".into(), msg: e.to_string() })
         };
         let patterns: Vec<&str> = sigs.iter().map(|s| s.pattern.as_str()).collect();
-        let find = build(MatchKind::LeftmostFirst, &finder_literals(&patterns))?;
+        let anchored: Vec<&str> = sigs.iter().map(|s| s.anchor.as_deref().unwrap_or(s.pattern.as_str())).collect();
+        let lits = finder_literals(&anchored, &sigs.iter().map(|s| s.anchor.is_some()).collect::<Vec<_>>());
+        // Teddy past aho-corasick's own 64-literal heuristic (it takes up to 128): slim Teddy with a few
+        // literals per bucket stays several times faster than the automaton it would fall back to.
+        let teddy = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostFirst)
+            .heuristic_pattern_limits(false)
+            .only_teddy_fat(if lits.len() > 4 * BUCKETS { FAT } else { None })
+            .builder()
+            .extend(&lits)
+            .build();
+        let find = match teddy {
+            Some(t) => Finder::Teddy(t),
+            None => Finder::Automaton(build(MatchKind::LeftmostFirst, &lits)?),
+        };
         let all = build(MatchKind::Standard, &patterns)?;
         Ok(Catalog { sigs, find, all })
     }
@@ -91,7 +109,7 @@ impl Catalog {
         &self.sigs[i]
     }
 
-    pub(crate) fn finder(&self) -> &AhoCorasick {
+    pub(crate) fn finder(&self) -> &Finder {
         &self.find
     }
 
@@ -109,6 +127,27 @@ impl Catalog {
         s
     }
 }
+
+/// The line finder: Teddy where the CPU has it, else an automaton.
+#[derive(Debug, Clone)]
+pub(crate) enum Finder {
+    Teddy(packed::Searcher),
+    Automaton(AhoCorasick),
+}
+
+impl Finder {
+    /// The start of the first finder literal in `hay[from..]`.
+    pub(crate) fn find_from(&self, hay: &[u8], from: usize) -> Option<usize> {
+        match self {
+            Finder::Teddy(t) => t.find_in(hay, aho_corasick::Span { start: from, end: hay.len() }).map(|m| m.start()),
+            Finder::Automaton(a) => a.find(aho_corasick::Input::new(hay).span(from..hay.len())).map(|m| m.start()),
+        }
+    }
+}
+
+/// Fat Teddy (16 buckets, 256-bit) past 32 literals, or slim with more literals per bucket (`None`: the
+/// crate decides).
+const FAT: Option<bool> = None;
 
 /// How common a byte is in log text (higher: more common), for choosing where a finder literal starts.
 fn commonness(b: u8) -> u32 {
@@ -134,10 +173,14 @@ const BUCKETS: usize = 8;
 /// searched from where its first bytes are rarest in log text, and alike literals share a bucket of the
 /// SIMD searcher (Teddy), which then raises fewer false candidates: the scan runs ~40% faster than with
 /// the patterns as given (BENCHMARKS.md). Which lines match is unchanged; only speed depends on this.
-fn finder_literals<'p>(patterns: &[&'p str]) -> Vec<&'p str> {
+fn finder_literals<'p>(patterns: &[&'p str], anchored: &[bool]) -> Vec<&'p str> {
     let mut lits: Vec<&str> = patterns
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(k, p)| {
+            if anchored.get(k).copied().unwrap_or(false) {
+                return *p;
+            }
             let b = p.as_bytes();
             let last = b.len().saturating_sub(MIN_LITERAL.max(FINGERPRINT));
             let start = (0..=last)
@@ -152,24 +195,32 @@ fn finder_literals<'p>(patterns: &[&'p str]) -> Vec<&'p str> {
     // A literal holding another finds nothing more.
     let all = lits.clone();
     lits.retain(|l| !all.iter().any(|o| o != l && l.contains(o)));
-    if lits.len() > 4 * BUCKETS {
+    // Slim Teddy has 8 buckets; past 32 literals, fat Teddy has 16.
+    let buckets = if lits.len() > 4 * BUCKETS { 2 * BUCKETS } else { BUCKETS };
+    if lits.len().div_ceil(buckets) * buckets > MAX_LITERALS {
         return lits;
     }
     // Sorted neighbours (alike first bytes) into the same bucket: literal j of the sorted list goes to
-    // position k * BUCKETS + g (group g, k-th in it), holes repeating the group's previous literal.
-    let per = lits.len().div_ceil(BUCKETS);
-    let mut slots: Vec<Option<&str>> = vec![None; per * BUCKETS];
+    // position k * buckets + g (group g, k-th in it), holes repeating the group's previous literal.
+    let per = lits.len().div_ceil(buckets);
+    let mut slots: Vec<Option<&str>> = vec![None; per * buckets];
     for (j, lit) in lits.iter().enumerate() {
-        slots[(j % per) * BUCKETS + j / per] = Some(lit);
+        slots[(j % per) * buckets + j / per] = Some(lit);
     }
     let mut out: Vec<&str> = Vec::with_capacity(slots.len());
     for i in 0..slots.len() {
-        let g = i % BUCKETS;
-        let fill = slots[i].or_else(|| (g..i).step_by(BUCKETS).rev().find_map(|k| slots[k])).unwrap_or(lits[0]);
+        let g = i % buckets;
+        let fill = slots[i].or_else(|| (g..i).step_by(buckets).rev().find_map(|k| slots[k])).unwrap_or(lits[0]);
         out.push(fill);
     }
     out
 }
+
+/// A shared anchor is chosen by hand to be rare in healthy logs; it may be shorter than [`MIN_LITERAL`].
+const MIN_ANCHOR: usize = 6;
+
+/// The most literals aho-corasick's packed searcher takes.
+const MAX_LITERALS: usize = 128;
 
 fn parse(file: &str, text: &str) -> Result<Vec<Signature>, SignatureError> {
     let sigs: Vec<Signature> =
@@ -185,6 +236,9 @@ fn parse(file: &str, text: &str) -> Result<Vec<Signature>, SignatureError> {
         }
         if s.pattern.contains('\n') || s.also.iter().chain(&s.unless).any(|a| a.is_empty() || a.contains('\n')) {
             return Err(bad("patterns are single-line, non-empty literals"));
+        }
+        if s.anchor.as_ref().is_some_and(|a| a.len() < MIN_ANCHOR || !s.pattern.contains(a.as_str())) {
+            return Err(bad("anchor must be a part of the pattern, at least 6 bytes"));
         }
         if !seen.insert(s.id.clone()) {
             return Err(bad("duplicate id"));
@@ -227,22 +281,31 @@ mod tests {
     fn every_pattern_holds_a_finder_literal() {
         let c = Catalog::builtin();
         let pats: Vec<&str> = c.signatures().iter().map(|s| s.pattern.as_str()).collect();
-        let lits = finder_literals(&pats);
-        assert!(lits.len() <= 8 * BUCKETS, "Teddy for the built-in catalog: {}", lits.len());
-        for p in &pats {
+        let anchors: Vec<&str> = c.signatures().iter().map(|s| s.anchor.as_deref().unwrap_or(&s.pattern)).collect();
+        let fixed: Vec<bool> = c.signatures().iter().map(|s| s.anchor.is_some()).collect();
+        let lits = finder_literals(&anchors, &fixed);
+        eprintln!("{} finder literals for {} signatures", lits.len(), pats.len());
+        assert!(lits.len() <= 8 * BUCKETS, "fat Teddy for the built-in catalog: {}", lits.len());
+        for (k, p) in pats.iter().enumerate() {
             let l = lits.iter().find(|l| p.contains(**l)).unwrap_or_else(|| panic!("{p:?} has no literal"));
-            assert!(l.len() >= MIN_LITERAL.min(p.len()), "{l:?} too short for {p:?}");
+            let min = if fixed[k] { MIN_ANCHOR } else { MIN_LITERAL.min(p.len()) };
+            assert!(l.len() >= min, "{l:?} too short for {p:?}");
         }
         // Every literal comes from a pattern (no line is found for nothing).
         assert!(lits.iter().all(|l| pats.iter().any(|p| p.contains(l))));
         // Odd shapes: short, multibyte, many.
         let odd = ["abcd", "äöü-fehler", "x".repeat(40).leak()];
-        for p in finder_literals(&odd) {
+        for p in finder_literals(&odd, &[]) {
             assert!(odd.iter().any(|o| o.contains(p)));
         }
         let many: Vec<String> = (0..50).map(|i| format!("pattern number {i:03}")).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
-        assert_eq!(finder_literals(&many).len(), 50);
+        let got = finder_literals(&many, &[]);
+        let mut uniq = got.clone();
+        uniq.sort_unstable();
+        uniq.dedup();
+        assert_eq!(uniq.len(), 50, "every literal kept once laid out in fat Teddy's 16 buckets");
+        assert!(got.len() <= MAX_LITERALS);
     }
 
     #[test]

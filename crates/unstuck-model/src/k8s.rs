@@ -440,7 +440,8 @@ impl Pod {
         matches!(self.status.phase.as_str(), "Succeeded" | "Failed")
     }
     /// A pod no rule can call stuck, whatever the time: not being deleted, and either completed
-    /// (`Succeeded`) or `Running` on a node with every container reporting a status and none waiting.
+    /// (`Succeeded`) or `Running` on a node with every container reporting a status, none waiting and none
+    /// terminated after restarts (between two restarts of a crash loop).
     /// Only a change to the object (a deletion, a restart into a waiting state) can make it stuck, and a
     /// change is a new object. Diagnosis keeps such pods slim (see `Pod::slim`).
     pub fn is_settled(&self) -> bool {
@@ -456,7 +457,7 @@ impl Pod {
                         .container_statuses
                         .iter()
                         .chain(&st.init_container_statuses)
-                        .all(|c| c.state.waiting.is_none())
+                        .all(|c| c.state.waiting.is_none() && !(c.restart_count > 0 && c.state.terminated.is_some()))
                     && self.spec.containers.iter().all(|c| st.container_statuses.iter().any(|s| s.name == c.name))
             }
             _ => false,

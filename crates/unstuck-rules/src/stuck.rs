@@ -156,5 +156,15 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     if let Some(r) = reasons.iter().find(|r| **r != "PodInitializing") {
         return mk(StuckState::Waiting(r.to_string()), scheduled);
     }
+    // Caught between two restarts: the container is terminated (OOMKilled, Error) and has restarted
+    // before; the next state is CrashLoopBackOff.
+    if phase == "Running" && pod.status.container_statuses.iter().any(crate::stuck::between_restarts) {
+        return mk(StuckState::CrashLoop, pod.status.start_time.or(created));
+    }
     None
+}
+
+/// A container terminated for a reason other than completing, that has restarted before.
+pub(crate) fn between_restarts(c: &unstuck_model::ContainerStatus) -> bool {
+    c.restart_count > 0 && c.state.terminated.as_ref().is_some_and(|t| t.reason != "Completed" || t.exit_code != 0)
 }

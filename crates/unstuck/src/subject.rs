@@ -53,6 +53,7 @@ fn subject_catalog(needles: &[String]) -> Result<Catalog> {
             pattern: n.clone(),
             also: Vec::new(),
             unless: Vec::new(),
+            anchor: None,
             component: "any".into(),
             severity: Severity::Info,
             scope: Scope::Pod,

@@ -437,7 +437,11 @@ fn bundle(c: &Case, dir: &Path) {
     }
     // A postStart hook that has not returned: the hooked container runs, the next one is never created.
     if has("poststart-exec") && c.state != "pending" && c.state != "completed" && c.state != "failed" {
-        if c.state == "creating" || c.state == "terminating" {
+        // Unless the case shows the hooked container's own state (`PodInitializing`; `ContainerCreating`
+        // is what kubectl shows for the pod while later containers wait).
+        if (c.state == "creating" || c.state == "terminating")
+            && !(c.where_ == "waiting" && reason == "PodInitializing")
+        {
             let s0 = &mut statuses[0];
             s0["state"] = json!({"running": {"startedAt": ts(7000)}});
             s0["containerID"] = json!(cid);

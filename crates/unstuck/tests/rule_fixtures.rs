@@ -415,3 +415,30 @@ fn node_problem_detector_task_hung_events_feed_volume_unmount_hang() {
     let f = diagnose([base.clone(), vec![hung("2023-03-22T15:10:00Z", node, "containerd-shim")]].concat(), now);
     assert_eq!(rule_of(&f, name).as_deref(), Some("runtime-unresponsive"), "{f:?}");
 }
+
+#[test]
+fn stuck_unknown_names_the_nearest_misses() {
+    let ex = example("mixed-cluster");
+    let now = "2024-06-03T12:00:00Z";
+    let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
+    let name = "legacy-report-3c2b1a0f9-qqqqq";
+    let pod = items(&ex.join("shop/pods.json")).into_iter().find(|p| p["metadata"]["name"] == name).unwrap();
+    let misses = |objs: Vec<Value>| -> Vec<String> {
+        let f = diagnose_full(objs, now).into_iter().find(|(_, n, _)| n == name).unwrap();
+        assert_eq!(f.0, "stuck-unknown");
+        f.2.into_iter().filter(|e| e.starts_with("nearest miss: ")).collect()
+    };
+    // Nothing close: no nearest miss is invented.
+    assert!(misses([nodes.clone(), vec![pod.clone()]].concat()).is_empty());
+    // A finalizer on a pod whose containers still run is close to finalizer-blocked, and a warning event
+    // no rule reads is the pod's own lead.
+    let mut p = pod.clone();
+    p["metadata"]["finalizers"] = json!(["example.com/cleanup"]);
+    p["metadata"]["deletionTimestamp"] = json!("2024-06-03T10:00:00Z");
+    let ev = json!({"kind": "Event", "metadata": {"name": "e1", "namespace": "shop"},
+        "involvedObject": {"kind": "Pod", "namespace": "shop", "name": name, "uid": pod["metadata"]["uid"]},
+        "reason": "FailedPreStopHook", "message": "PreStopHook failed", "type": "Warning", "lastTimestamp": "2024-06-03T11:00:00Z"});
+    let m = misses([nodes.clone(), vec![p, ev]].concat());
+    assert!(m.iter().any(|x| x.contains("finalizer-blocked") && x.contains("example.com/cleanup")), "{m:?}");
+    assert!(m.iter().any(|x| x.contains("event FailedPreStopHook")), "{m:?}");
+}

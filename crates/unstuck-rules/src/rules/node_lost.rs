@@ -11,7 +11,8 @@ declare_rule! {
     /// explained by the kubelet's own lines saying it cannot post its status or register (`Error updating
     /// node status, will retry`, `Unable to register node with API server`), the node controller's
     /// `NodeNotReady` events since the node's last Ready change, or the pod's `DisruptionTarget`
-    /// condition set by the taint manager (`Taint manager: deleting due to NoExecute taint`).
+    /// condition set by the taint manager (`Taint manager: deleting due to NoExecute taint`), or its
+    /// `status.reason: NodeLost` set by the node controller.
     ///
     /// ## Why it matters
     /// Only the kubelet completes a graceful deletion. When a node is powered off or cut off, the
@@ -47,6 +48,10 @@ declare_rule! {
 
 /// The taint manager (or PodGC) deleted the pod because its node went away: the pod's own record of it.
 fn evicted_for_node(pod: &unstuck_model::Pod) -> Option<Evidence> {
+    // The node controller marked the pod (older clusters): status.reason NodeLost.
+    if pod.status.reason == "NodeLost" {
+        return Some(Evidence::api(format!("pod status NodeLost: {}", pod.status.message)));
+    }
     let c = pod.status.conditions.iter().find(|c| {
         c.type_ == "DisruptionTarget"
             && c.status == "True"

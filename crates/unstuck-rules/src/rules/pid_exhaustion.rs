@@ -8,7 +8,7 @@ declare_rule! {
     /// `fork/exec …: resource temporarily unavailable` from dockerd, containerd, kube-proxy or the
     /// kubelet, `fork of child failed: Resource temporarily unavailable` from systemd-udevd,
     /// `pthread_create failed`, `fork rejected by pids controller`, `fork: retry: …` from a shell, or the
-    /// node condition `PIDPressure=True`. The same errors count where the API carries them: inside the
+    /// node condition `PIDPressure=True` (or its taint `node.kubernetes.io/pid-pressure`). The same errors count where the API carries them: inside the
     /// pod's events (a `FailedMount` whose `mount` could not fork, an exec probe) and its containers'
     /// state messages — and then also for a crash-looping pod, whose own failure says it could not fork.
     ///
@@ -42,7 +42,9 @@ declare_rule! {
 }
 
 fn signals<'a>(h: &NodeHealth<'a>) -> (Vec<&'a unstuck_model::LogHit>, bool) {
-    (h.hits_for(RULE.id), h.condition_true("PIDPressure"))
+    // The kubelet's PIDPressure condition, or the taint the node lifecycle controller sets for it.
+    let taint = h.node.is_some_and(|n| n.has_taint("node.kubernetes.io/pid-pressure"));
+    (h.hits_for(RULE.id), h.condition_true("PIDPressure") || taint)
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
@@ -63,7 +65,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let mut evidence = text;
     evidence.extend(logs_evidence(&hits, 4));
     if pressure {
-        evidence.push(Evidence::api(format!("node {node} condition PIDPressure=True")));
+        evidence.push(Evidence::api(format!("node {node} reports PIDPressure (condition or taint)")));
     }
     let mut steps = vec![cordon(
         cx,
@@ -91,7 +93,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
     }
     let mut evidence = logs_evidence(&hits, 5);
     if pressure {
-        evidence.push(Evidence::api(format!("node {} condition PIDPressure=True", h.name)));
+        evidence.push(Evidence::api(format!("node {} reports PIDPressure (condition or taint)", h.name)));
     }
     let mut steps = vec![
         cordon(cx, h.name, "Stop new pods landing on the node"),

@@ -66,7 +66,13 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let known = shared.filter(|_| node.runtime() == "docker");
     let (idx, hooked) = pod.spec.containers.iter().enumerate().find(|(_, c)| c.post_start_exec().is_some())?;
     let status = |name: &str| pod.status.container_statuses.iter().find(|s| s.name == name);
-    let hooked_created = status(&hooked.name).is_some_and(|s| s.state.running.is_some() || !s.container_id.is_empty());
+    // Created and running, or (some kubelets) still shown waiting `PodInitializing` although the pod has no
+    // init container: the kubelet is inside startContainer, running the hook.
+    let in_hook = |s: &unstuck_model::ContainerStatus| {
+        pod.spec.init_containers.is_empty() && s.state.waiting.as_ref().is_some_and(|w| w.reason == "PodInitializing")
+    };
+    let hooked_created =
+        status(&hooked.name).is_some_and(|s| s.state.running.is_some() || !s.container_id.is_empty() || in_hook(s));
     let later_waiting: Vec<&str> = pod.spec.containers[idx + 1..]
         .iter()
         .filter(|c| match status(&c.name) {
@@ -78,7 +84,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         })
         .map(|c| c.name.as_str())
         .collect();
-    if !hooked_created || later_waiting.is_empty() {
+    let alone = idx + 1 == pod.spec.containers.len() && status(&hooked.name).is_some_and(in_hook);
+    if !hooked_created || (later_waiting.is_empty() && !alone) {
         return None;
     }
     if !super::pod_events_with(cx, pod, &["FailedPostStartHook"], None).is_empty() {
@@ -154,11 +161,15 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         idx + 1
     )));
     evidence.push(Evidence::api(format!("node {node_name} runs {}", node.status.node_info.container_runtime_version)));
-    evidence.push(Evidence::api(format!(
-        "container {:?} was created; later container(s) {} have not been created",
-        hooked.name,
-        later_waiting.join(", ")
-    )));
+    evidence.push(Evidence::api(if later_waiting.is_empty() {
+        format!("container {:?} waits in PodInitializing although the pod has no init container", hooked.name)
+    } else {
+        format!(
+            "container {:?} was created; later container(s) {} have not been created",
+            hooked.name,
+            later_waiting.join(", ")
+        )
+    }));
     evidence.push(Evidence::api("no FailedPostStartHook event: the hook did not fail, it never returned"));
     Some(Cause {
         severity: None,
@@ -168,6 +179,12 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 hooked.name,
                 later_waiting.join(", ")
             ),
+            None if later_waiting.is_empty() => {
+                format!(
+                    "postStart exec hook of container {:?} has not returned; the container never got ready",
+                    hooked.name
+                )
+            }
             None => format!(
                 "postStart exec hook of container {:?} has not returned; container(s) {} never started",
                 hooked.name,

@@ -52,7 +52,7 @@ fn not_ready_runtime(h: &NodeHealth<'_>) -> Option<String> {
 
 /// Lines that are only a sign when they last: a kubelet that just started says "pleg has yet to be
 /// successful" for its first seconds.
-const ONLY_WHEN_LASTING: &[&str] = &["pleg-never-successful"];
+const ONLY_WHEN_LASTING: &[&str] = &["pleg-never-successful", "runtime-status-check-pending"];
 
 /// How long such a line must keep repeating (the kubelet's PLEG threshold).
 const LASTING: jiff::SignedDuration = jiff::SignedDuration::from_mins(3);
@@ -62,8 +62,14 @@ fn lasting(x: &unstuck_model::LogHit) -> bool {
         || x.time.zip(x.last_time).is_some_and(|(a, b)| b.duration_since(a) >= LASTING)
 }
 
+/// Node-wide lines that make a node finding on their own (they last).
 fn node_signals<'a>(h: &NodeHealth<'a>) -> Vec<&'a unstuck_model::LogHit> {
     h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none() && lasting(x)).collect()
+}
+
+/// Node-wide lines that explain a pod stuck on the node, lasting or not.
+fn node_signals_for_stuck<'a>(h: &NodeHealth<'a>) -> Vec<&'a unstuck_model::LogHit> {
+    h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none()).collect()
 }
 
 /// A command that returns only when the runtime answers.
@@ -107,7 +113,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             .into_iter()
             .filter(|e| !e.message.contains("DeadlineExceeded")),
     );
-    let nodewide = node_signals(h);
+    let nodewide = node_signals_for_stuck(h);
     let nr = not_ready_runtime(h);
     let reported = h.problems_for(RULE.id);
     // Runtime timeouts in the pod's other events and container states.

@@ -12,7 +12,10 @@ declare_rule! {
     /// that was available.
     ///
     /// ## Evidence
-    /// The pod's state and events; the list of causes that were ruled out; any problem the pod's node
+    /// The pod's state and events; the list of causes that were ruled out; the nearest misses — rules that
+    /// were close and what they lacked (finalizers on a pod whose containers still run, node log lines for
+    /// a rule that name no pod, a network volume with no sign of its server, a postStart hook, warning
+    /// events no rule reads); any problem the pod's node
     /// reports through the API that no rule reads (a node-problem-detector condition such as
     /// `ReadonlyFilesystem=True`, a warning event about the Node) — a lead for the next step.
     ///
@@ -66,8 +69,77 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         severity: None,
         summary: format!("stuck {}; no known cause found", sp.state_str()),
         evidence: std::iter::once(Evidence::api(checked))
+            .chain(near_misses(cx, sp).into_iter().map(|m| Evidence::api(format!("nearest miss: {m}"))))
             .chain(cx.node_health(node).into_iter().flat_map(|h| h.problems.iter().take(3).map(|p| p.evidence.clone())))
             .collect(),
         remediation: steps,
     })
+}
+
+/// The rules that were close, and what they lacked: evidence that is there but not enough for a rule
+/// (a finalizer on a pod whose containers still run, node log lines that name no pod, a warning event
+/// no rule reads, a network volume without a sign of its server), so the next step starts from it.
+fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Vec<String> {
+    let pod = sp.pod;
+    let node = pod.spec.node_name.as_str();
+    let mut out = Vec::new();
+    if !pod.metadata.finalizers.is_empty() && sp.state.is_terminating() {
+        out.push(format!(
+            "finalizer-blocked: finalizers {:?} are set, but the pod's containers have not all terminated (the kubelet has not finished)",
+            pod.metadata.finalizers
+        ));
+    }
+    if let Some(h) = cx.node_health(node) {
+        if h.lost.is_empty() && h.lost_hints.is_empty() {
+            if let Some(m) = &h.not_ready {
+                out.push(format!(
+                    "node-lost / runtime-unresponsive: node {node} is NotReady but its kubelet reports ({m}); no runtime or network cause in the message"
+                ));
+            }
+        }
+        // Signals on the node that did not count for this pod: by rule.
+        let mut by_rule: Vec<(&str, usize)> = Vec::new();
+        for x in &h.hits {
+            if x.feeds == "attribution" || x.pod_uid.as_deref().is_some_and(|u| u != pod.metadata.uid.as_str()) {
+                continue;
+            }
+            match by_rule.iter_mut().find(|(r, _)| *r == x.feeds) {
+                Some((_, n)) => *n += 1,
+                None => by_rule.push((x.feeds.as_str(), 1)),
+            }
+        }
+        for (rule, n) in by_rule {
+            out.push(format!(
+                "{rule}: node {node} has {n} log line(s) for it, but not of a kind that explains a pod {} (see `unstuck logs`)",
+                sp.state_str()
+            ));
+        }
+    }
+    let netvols = super::volume_unmount_hang::network_volumes(sp);
+    if !netvols.is_empty() && sp.state.is_terminating() {
+        out.push(format!(
+            "volume-unmount-hang: the pod mounts {}, but no line or node problem says its server hangs",
+            netvols.join(", ")
+        ));
+    }
+    if let Some(c) = pod.spec.containers.iter().find(|c| c.post_start_exec().is_some()) {
+        out.push(format!(
+            "poststart-exec-hang: container {:?} has a postStart exec hook, but the containers do not show it hanging",
+            c.name
+        ));
+    }
+    // Warning events no rule read: the pod's own account of what went wrong.
+    let mut seen: Vec<&str> = Vec::new();
+    for e in cx.ix.pod_events(pod) {
+        if e.type_ == "Warning" && !seen.contains(&e.reason.as_str()) && seen.len() < 3 {
+            seen.push(e.reason.as_str());
+            let mut m: String = e.message.chars().take(200).collect();
+            if m.len() < e.message.len() {
+                m.push('…');
+            }
+            out.push(format!("event {} (no rule reads it): {m}", e.reason));
+        }
+    }
+    out.truncate(6);
+    out
 }

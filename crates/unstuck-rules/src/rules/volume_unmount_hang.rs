@@ -42,7 +42,7 @@ declare_rule! {
     };
 }
 
-fn network_volumes(sp: &StuckPod<'_>) -> Vec<String> {
+pub(crate) fn network_volumes(sp: &StuckPod<'_>) -> Vec<String> {
     sp.pod
         .spec
         .volumes
