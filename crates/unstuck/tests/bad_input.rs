@@ -254,3 +254,37 @@ fn terminal_escapes_in_names_are_never_echoed_raw() {
     // And commands stay copy-paste safe.
     assert!(out.contains("kubectl delete pod -n kube-system 'khaos"), "{out}");
 }
+
+#[test]
+fn binary_or_foreign_node_logs_are_named_in_a_warning() {
+    let d = bundle_copy("seed-001-node-problems");
+    let dir = d.path().join("_nodes/worker-9");
+    fs::create_dir_all(&dir).unwrap();
+    // 3 MB of pseudo-random bytes as kubelet.log, an HTML error page as containerd.log, and one gzip
+    // member of noise: each is named with what is wrong with it.
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let noise: Vec<u8> = (0..3 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    fs::write(dir.join("kubelet.log"), &noise).unwrap();
+    fs::write(dir.join("containerd.log"), "<html><body><h1>502 Bad Gateway</h1></body></html>\n").unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &noise[..100_000]).unwrap();
+    fs::write(dir.join("messages.1.gz"), gz.finish().unwrap()).unwrap();
+    let (code, out, err) = run(&["diagnose", d.path().to_str().unwrap(), "-o", "json"]);
+    assert!(code == 0 || code == 1, "analysed anyway: {err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let warnings: Vec<&str> = r["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).collect();
+    let named = |f: &str, what: &str| warnings.iter().any(|w| w.contains(f) && w.contains(what));
+    assert!(named("worker-9/kubelet.log", "binary data, not a log"), "{warnings:?}");
+    assert!(named("worker-9/containerd.log", "no line in a form unstuck reads"), "{warnings:?}");
+    assert!(named("worker-9/messages.1.gz", "binary data"), "{warnings:?}");
+    // The real node logs of the bundle (kubelet, messages) raise no such warning.
+    assert!(r["input"]["logFiles"].as_u64().unwrap() >= 6, "{}", r["input"]);
+    assert!(!warnings.iter().any(|w| !w.contains("worker-9")), "{warnings:?}");
+}
