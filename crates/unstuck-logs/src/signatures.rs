@@ -178,11 +178,10 @@ fn finder_literals<'p>(patterns: &[&'p str], anchored: &[bool]) -> Vec<&'p str> 
         .iter()
         .enumerate()
         .map(|(k, p)| {
-            if anchored.get(k).copied().unwrap_or(false) {
-                return *p;
-            }
+            // An anchor keeps at least its shorter length; a pattern at least MIN_LITERAL bytes.
+            let keep = if anchored.get(k).copied().unwrap_or(false) { MIN_LITERAL.min(p.len()) } else { MIN_LITERAL };
             let b = p.as_bytes();
-            let last = b.len().saturating_sub(MIN_LITERAL.max(FINGERPRINT));
+            let last = b.len().saturating_sub(keep.max(FINGERPRINT));
             let start = (0..=last)
                 .filter(|&i| p.is_char_boundary(i) && i + FINGERPRINT <= b.len())
                 .min_by_key(|&i| (b[i..i + FINGERPRINT].iter().map(|&c| commonness(c)).sum::<u32>(), i))

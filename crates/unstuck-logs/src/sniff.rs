@@ -4,10 +4,10 @@
 use crate::format::{parse_line, Format, TimeCtx};
 
 /// How much of a file's head is looked at.
-pub const HEAD: usize = 64 << 10;
+pub const HEAD: usize = 8 << 10;
 
 /// Lines of the head parsed to find a known format.
-const LINES: usize = 200;
+const LINES: usize = 16;
 
 /// What is wrong with a file's head as a node log, if anything: binary data, or no line in any form
 /// `unstuck` reads. `head` is the file's first bytes (at most [`HEAD`] are looked at).
