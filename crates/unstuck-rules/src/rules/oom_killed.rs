@@ -66,7 +66,6 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if let Some(h) = cx.node_health(&pod.spec.node_name) {
         evidence.extend(logs_evidence(&h.hits_for(RULE.id), 2));
     }
-    let owner = pod.metadata.controller().map(|o| format!("{}/{}", o.kind.to_lowercase(), o.name));
     Some(Cause {
         severity: None,
         summary: format!(
@@ -74,17 +73,23 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             oom.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
         ),
         evidence,
-        remediation: vec![
-            StepDraft::cluster(
-                "Compare usage with the limit",
-                format!("kubectl top pod -n {} {} --containers", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
-            ),
-            StepDraft::config(format!(
-                "Raise resources.limits.memory of {} (or fix the leak)",
-                owner.unwrap_or_else(|| "the pod".into())
-            )),
-        ],
+        remediation: memory_steps(pod),
     })
+}
+
+/// Compare usage with the limit, then raise the limit of the pod's owner.
+fn memory_steps(pod: &unstuck_model::Pod) -> Vec<StepDraft> {
+    let owner = pod.metadata.controller().map(|o| format!("{}/{}", o.kind.to_lowercase(), o.name));
+    vec![
+        StepDraft::cluster(
+            "Compare usage with the limit",
+            format!("kubectl top pod -n {} {} --containers", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
+        ),
+        StepDraft::config(format!(
+            "Raise resources.limits.memory of {} (or fix the leak)",
+            owner.unwrap_or_else(|| "the pod".into())
+        )),
+    ]
 }
 
 /// No container says OOMKilled (a child process was killed, the runtime lost the event, or the status
@@ -132,7 +137,6 @@ fn by_kernel(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         "container(s) {} restarting; none reports OOMKilled",
         if crashing.is_empty() { "?".to_string() } else { crashing.join(", ") }
     )));
-    let owner = pod.metadata.controller().map(|o| format!("{}/{}", o.kind.to_lowercase(), o.name));
     Some(Cause {
         severity: None,
         summary: if named {
@@ -144,20 +148,15 @@ fn by_kernel(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             )
         },
         evidence,
-        remediation: vec![
-            StepDraft::host(
-                &pod.spec.node_name,
-                "Find which cgroup the kernel killed in (the pod's UID is in the cgroup path)",
-                format!("dmesg -T | grep -iE 'out of memory|oom-kill' | tail; grep -r {} /proc/*/cgroup 2>/dev/null | head -3", sh(&pod.metadata.uid)),
+        remediation: std::iter::once(StepDraft::host(
+            &pod.spec.node_name,
+            "Find which cgroup the kernel killed in (the pod's UID is in the cgroup path)",
+            format!(
+                "dmesg -T | grep -iE 'out of memory|oom-kill' | tail; grep -r {} /proc/*/cgroup 2>/dev/null | head -3",
+                sh(&pod.metadata.uid)
             ),
-            StepDraft::cluster(
-                "Compare usage with the limit",
-                format!("kubectl top pod -n {} {} --containers", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
-            ),
-            StepDraft::config(format!(
-                "Raise resources.limits.memory of {} (or fix the leak)",
-                owner.unwrap_or_else(|| "the pod".into())
-            )),
-        ],
+        ))
+        .chain(memory_steps(pod))
+        .collect(),
     })
 }
