@@ -1,5 +1,6 @@
 #![no_main]
-//! The signature scanner: slice and chunked reader agree on what they find (chunk boundaries aside).
+//! The signature scanner: slice and chunked reader agree on what they find (chunk boundaries aside);
+//! the log sniff takes any bytes.
 use libfuzzer_sys::fuzz_target;
 use unstuck_logs::scan::{scan_reader, scan_slice, ChunkLimits, RawHit};
 use unstuck_logs::Catalog;
@@ -15,4 +16,6 @@ fuzz_target!(|data: &[u8]| {
     if data.len() < (1 << 20) {
         assert_eq!(a, b);
     }
+    // Is it a log at all: any bytes, no panic.
+    let _ = unstuck_logs::sniff(data);
 });

@@ -189,6 +189,44 @@ Mar 22 15:23:26 n kernel: nfs: server 10.0.0.5 not responding, still trying";
         }
     }
 
+    /// Every built-in signature is found on a line that holds it (whatever its finder literal or shared
+    /// anchor), and not when one of its `unless` literals is there too; the same as a naive search.
+    #[test]
+    fn every_signature_is_found_as_a_naive_search_would() {
+        let cat = Catalog::builtin();
+        for (i, s) in cat.signatures().iter().enumerate() {
+            let mut line = format!("Jun 01 11:40:00 node-1 kubelet[2211]: E0601 x.go:1] {} ", s.pattern);
+            for a in &s.also {
+                line.push_str(a);
+                line.push(' ');
+            }
+            let mut found = Vec::new();
+            scan_slice(&cat, line.as_bytes(), 1, &mut |h: RawHit<'_>| found.push(h.sig));
+            assert!(found.contains(&i), "{} not found in {line:?}", s.id);
+            // What a naive search finds on the same line.
+            let naive: Vec<usize> = cat
+                .signatures()
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| {
+                    line.contains(&t.pattern)
+                        && t.also.iter().all(|a| line.contains(a.as_str()))
+                        && !t.unless.iter().any(|u| line.contains(u.as_str()))
+                })
+                .map(|(k, _)| k)
+                .collect();
+            let mut f = found.clone();
+            f.sort_unstable();
+            assert_eq!(f, naive, "{}: {line:?}", s.id);
+            if let Some(u) = s.unless.first() {
+                let with = format!("{line}{u}");
+                let mut found = Vec::new();
+                scan_slice(&cat, with.as_bytes(), 1, &mut |h: RawHit<'_>| found.push(h.sig));
+                assert!(!found.contains(&i), "{} found despite {u:?}", s.id);
+            }
+        }
+    }
+
     #[test]
     fn huge_line_is_bounded() {
         let cat = Catalog::builtin();
