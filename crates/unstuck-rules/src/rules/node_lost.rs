@@ -10,7 +10,8 @@ declare_rule! {
     /// while pods still name it. When the node does not look lost (yet), a stuck pod there is still
     /// explained by the kubelet's own lines saying it cannot post its status or register (`Error updating
     /// node status, will retry`, `Unable to register node with API server`), the node controller's
-    /// `NodeNotReady` events since the node's last Ready change, or the pod's `DisruptionTarget`
+    /// `NodeNotReady` events (on the Node, or on the pod: `Node is not ready`) since the node's last Ready
+    /// change, the node controller's `disruption mode`, a kubelet that cannot renew its Lease, or the pod's `DisruptionTarget`
     /// condition set by the taint manager (`Taint manager: deleting due to NoExecute taint`), or its
     /// `status.reason: NodeLost` set by the node controller.
     ///
@@ -68,7 +69,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let node = sp.pod.spec.node_name.as_str();
     let h = cx.node_health(node)?;
     if !h.is_lost() {
-        return hinted(sp, h);
+        return hinted(cx, sp, h);
     }
     let pod = sp.pod;
     let sts = cx.ix.pod_statefulset(pod);
@@ -95,7 +96,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
 
 /// The node does not look lost, but the kubelet could not report (its log, the node controller's
 /// NodeNotReady events since the last Ready change) or the taint manager deleted the pod for its node.
-fn hinted(sp: &StuckPod<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
+fn hinted(cx: &Cx<'_>, sp: &StuckPod<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
     if !(sp.state.is_terminating() || sp.state.is_creating()) {
         return None;
     }
@@ -104,6 +105,17 @@ fn hinted(sp: &StuckPod<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
     if sp.state.is_terminating() {
         evidence.extend(evicted_for_node(pod));
     }
+    // The node lifecycle controller's event on the pod itself when it marks it not ready ("Node is not
+    // ready"), since the node's last Ready change.
+    let ready_since =
+        h.node.and_then(|n| n.condition("Ready")).filter(|c| c.status == "True").and_then(|c| c.last_transition_time);
+    evidence.extend(
+        super::pod_events_with(cx, pod, &["NodeNotReady"], None)
+            .into_iter()
+            .filter(|e| ready_since.is_none_or(|r| e.time().is_some_and(|t| t >= r)))
+            .take(2)
+            .map(super::event_evidence),
+    );
     if evidence.is_empty() {
         return None;
     }

@@ -52,7 +52,7 @@ fn not_ready_runtime(h: &NodeHealth<'_>) -> Option<String> {
 
 /// Lines that are only a sign when they last: a kubelet that just started says "pleg has yet to be
 /// successful" for its first seconds.
-const ONLY_WHEN_LASTING: &[&str] = &["pleg-never-successful", "runtime-status-check-pending"];
+const ONLY_WHEN_LASTING: &[&str] = &["pleg-never-successful", "runtime-status-check-pending", "runtime-call-canceled"];
 
 /// How long such a line must keep repeating (the kubelet's PLEG threshold).
 const LASTING: jiff::SignedDuration = jiff::SignedDuration::from_mins(3);

@@ -50,7 +50,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     }
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
-    let events = pod_events_with(cx, pod, &["FailedCreatePodSandBox"], None);
+    // NetworkNotReady: the kubelet's event on a pod waiting for the node's network plugin.
+    let events = pod_events_with(cx, pod, &["FailedCreatePodSandBox", "NetworkNotReady"], None);
     let own = pod_hits(cx, pod, RULE.id);
     let nodewide = cx.node_health(node).and_then(node_not_ready_network);
     // Lines on the node that name no pod we know (the network plugin is not ready; a redacted or

@@ -38,7 +38,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         return None;
     }
     let pod = sp.pod;
-    let events = pod_events_with(cx, pod, &["FailedMount", "FailedAttachVolume"], None);
+    // The kubelet's and the attach/detach controller's reasons (FailedMapVolume: raw block volumes).
+    let events = pod_events_with(cx, pod, &["FailedMount", "FailedAttachVolume", "FailedMapVolume"], None);
     let own = pod_hits(cx, pod, RULE.id);
     let pending_pvcs: Vec<String> = pod
         .spec
