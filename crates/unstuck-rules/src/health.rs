@@ -115,10 +115,14 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
                         );
                     }
                 }
-                // NodeNotReady events of the node controller after the last Ready change.
+                // NodeNotReady events of the node controller after the last Ready change — unless the
+                // kubelet itself reports Ready=False: then it is alive, and says why (a runtime or network
+                // rule reads that).
+                let reporting = ready.is_some_and(|c| c.status == "False");
                 for e in ix.node_events(name) {
                     let t = e.time();
-                    if e.reason == "NodeNotReady"
+                    if !reporting
+                        && e.reason == "NodeNotReady"
                         && t.is_some_and(|t| t <= now && now.duration_since(t) <= crate::node_problems::EVENT_WINDOW)
                         && (ready.is_none_or(|c| c.status != "True") || t.zip(ready_since).is_some_and(|(t, r)| t >= r))
                     {

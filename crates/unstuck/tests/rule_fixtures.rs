@@ -442,3 +442,61 @@ fn stuck_unknown_names_the_nearest_misses() {
     assert!(m.iter().any(|x| x.contains("finalizer-blocked") && x.contains("example.com/cleanup")), "{m:?}");
     assert!(m.iter().any(|x| x.contains("event FailedPreStopHook")), "{m:?}");
 }
+
+#[test]
+fn node_not_ready_events_are_node_lost_only_when_the_kubelet_is_silent() {
+    let ex = example("mixed-cluster");
+    let now = "2024-06-03T12:00:00Z";
+    let name = "legacy-report-3c2b1a0f9-qqqqq";
+    let node = "ip-10-1-1-12";
+    let pod = items(&ex.join("shop/pods.json")).into_iter().find(|p| p["metadata"]["name"] == name).unwrap();
+    let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
+    let pod_ev = json!({"kind": "Event", "metadata": {"name": "p1", "namespace": "shop"},
+        "involvedObject": {"kind": "Pod", "namespace": "shop", "name": name, "uid": pod["metadata"]["uid"]},
+        "reason": "NodeNotReady", "message": "Node is not ready", "type": "Warning", "lastTimestamp": "2024-06-03T11:50:00Z"});
+    let node_ev = node_event(
+        node,
+        "NodeNotReady",
+        "node-controller",
+        &format!("Node {node} status is now: NodeNotReady"),
+        "2024-06-03T11:50:00Z",
+    );
+    let with_ready = |status: &str, msg: &str| -> Vec<Value> {
+        nodes
+            .iter()
+            .map(|n| {
+                if n["metadata"]["name"] != node {
+                    return n.clone();
+                }
+                let mut n = n.clone();
+                for c in n["status"]["conditions"].as_array_mut().unwrap() {
+                    if c["type"] == "Ready" {
+                        c["status"] = json!(status);
+                        c["message"] = json!(msg);
+                        c["lastTransitionTime"] = json!("2024-06-03T11:49:00Z");
+                    }
+                }
+                n
+            })
+            .chain([pod.clone(), pod_ev.clone(), node_ev.clone()])
+            .collect()
+    };
+    // The kubelet reports NotReady itself and says why: the runtime, not a lost node.
+    let f = diagnose(
+        with_ready("False", "PLEG is not healthy: pleg was last seen active 4m0s ago; threshold is 3m0s"),
+        now,
+    );
+    assert_eq!(rule_of(&f, name).as_deref(), Some("runtime-unresponsive"), "{f:?}");
+    // Ready=True but the node controller said NotReady since: the kubelet went silent after its last report.
+    let mut objs = with_ready("True", "kubelet is posting ready status");
+    for o in &mut objs {
+        if o["metadata"]["name"] == node && o["kind"] == "Node" {
+            for c in o["status"]["conditions"].as_array_mut().unwrap() {
+                if c["type"] == "Ready" {
+                    c["lastTransitionTime"] = json!("2024-06-01T00:00:00Z");
+                }
+            }
+        }
+    }
+    assert_eq!(rule_of(&diagnose(objs, now), name).as_deref(), Some("node-lost"));
+}

@@ -107,11 +107,14 @@ fn hinted(cx: &Cx<'_>, sp: &StuckPod<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
     }
     // The node lifecycle controller's event on the pod itself when it marks it not ready ("Node is not
     // ready"), since the node's last Ready change.
-    let ready_since =
-        h.node.and_then(|n| n.condition("Ready")).filter(|c| c.status == "True").and_then(|c| c.last_transition_time);
+    // Not when the kubelet itself reports Ready=False: it is alive and says why.
+    let ready = h.node.and_then(|n| n.condition("Ready"));
+    let reporting = ready.is_some_and(|c| c.status == "False");
+    let ready_since = ready.filter(|c| c.status == "True").and_then(|c| c.last_transition_time);
     evidence.extend(
         super::pod_events_with(cx, pod, &["NodeNotReady"], None)
             .into_iter()
+            .filter(|_| !reporting)
             .filter(|e| ready_since.is_none_or(|r| e.time().is_some_and(|t| t >= r)))
             .take(2)
             .map(super::event_evidence),
