@@ -216,7 +216,7 @@ fn finder_literals<'p>(patterns: &[&'p str], anchored: &[bool]) -> Vec<&'p str> 
 }
 
 /// A shared anchor is chosen by hand to be rare in healthy logs; it may be shorter than [`MIN_LITERAL`].
-const MIN_ANCHOR: usize = 6;
+const MIN_ANCHOR: usize = 4;
 
 /// The most literals aho-corasick's packed searcher takes.
 const MAX_LITERALS: usize = 128;
@@ -237,7 +237,7 @@ fn parse(file: &str, text: &str) -> Result<Vec<Signature>, SignatureError> {
             return Err(bad("patterns are single-line, non-empty literals"));
         }
         if s.anchor.as_ref().is_some_and(|a| a.len() < MIN_ANCHOR || !s.pattern.contains(a.as_str())) {
-            return Err(bad("anchor must be a part of the pattern, at least 6 bytes"));
+            return Err(bad("anchor must be a part of the pattern, at least 4 bytes"));
         }
         if !seen.insert(s.id.clone()) {
             return Err(bad("duplicate id"));
@@ -284,7 +284,7 @@ mod tests {
         let fixed: Vec<bool> = c.signatures().iter().map(|s| s.anchor.is_some()).collect();
         let lits = finder_literals(&anchors, &fixed);
         eprintln!("{} finder literals for {} signatures", lits.len(), pats.len());
-        assert!(lits.len() <= 8 * BUCKETS, "fat Teddy for the built-in catalog: {}", lits.len());
+        assert!(lits.len() <= MAX_LITERALS, "Teddy for the built-in catalog: {}", lits.len());
         for (k, p) in pats.iter().enumerate() {
             let l = lits.iter().find(|l| p.contains(**l)).unwrap_or_else(|| panic!("{p:?} has no literal"));
             let min = if fixed[k] { MIN_ANCHOR } else { MIN_LITERAL.min(p.len()) };

@@ -121,8 +121,9 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
                 let reporting = ready.is_some_and(|c| c.status == "False");
                 for e in ix.node_events(name) {
                     let t = e.time();
+                    // DeletingNode: the cloud node controller removes a node its provider no longer has.
                     if !reporting
-                        && e.reason == "NodeNotReady"
+                        && (e.reason == "NodeNotReady" || e.reason == "DeletingNode")
                         && t.is_some_and(|t| t <= now && now.duration_since(t) <= crate::node_problems::EVENT_WINDOW)
                         && (ready.is_none_or(|c| c.status != "True") || t.zip(ready_since).is_some_and(|(t, r)| t >= r))
                     {

@@ -151,7 +151,7 @@ fn names_in(text: &str) -> Names {
     n.container_id = re(r"\b([0-9a-f]{64})\b").captures(text).map(|c| c[1].to_string());
     n.container = re(r#"containerName=\\?"?([a-z0-9][-a-z0-9]*)"#).captures(text).map(|c| c[1].to_string());
     // The image a pull error names ("Failed to pull image \"X\"", "Pull image \"X\" failed", "Back-off pulling image \"X\"").
-    n.image = re(r#"(?i)(?:pull|pulling) image \\*"([^"\\\s]+)\\*""#).captures(text).map(|c| c[1].to_string());
+    n.image = re(r#"(?i)image \\*"([^"\\\s]+)\\*""#).captures(text).map(|c| c[1].to_string());
     n
 }
 

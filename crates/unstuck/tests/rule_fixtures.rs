@@ -449,7 +449,11 @@ fn node_not_ready_events_are_node_lost_only_when_the_kubelet_is_silent() {
     let now = "2024-06-03T12:00:00Z";
     let name = "legacy-report-3c2b1a0f9-qqqqq";
     let node = "ip-10-1-1-12";
-    let pod = items(&ex.join("shop/pods.json")).into_iter().find(|p| p["metadata"]["name"] == name).unwrap();
+    let mut pod = items(&ex.join("shop/pods.json")).into_iter().find(|p| p["metadata"]["name"] == name).unwrap();
+    // Deleted by the taint manager (as kube-controller-manager does for a NoExecute not-ready taint too).
+    pod["metadata"]["deletionTimestamp"] = json!("2024-06-03T11:51:00Z");
+    pod["status"]["conditions"].as_array_mut().unwrap().push(json!({"type": "DisruptionTarget", "status": "True",
+        "reason": "DeletionByTaintManager", "message": "Taint manager: deleting due to NoExecute taint", "lastTransitionTime": "2024-06-03T11:51:00Z"}));
     let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
     let pod_ev = json!({"kind": "Event", "metadata": {"name": "p1", "namespace": "shop"},
         "involvedObject": {"kind": "Pod", "namespace": "shop", "name": name, "uid": pod["metadata"]["uid"]},
@@ -481,7 +485,7 @@ fn node_not_ready_events_are_node_lost_only_when_the_kubelet_is_silent() {
             .chain([pod.clone(), pod_ev.clone(), node_ev.clone()])
             .collect()
     };
-    // The kubelet reports NotReady itself and says why: the runtime, not a lost node.
+    // The kubelet reports NotReady itself and says why: the runtime, not a lost node (the lab found this).
     let f = diagnose(
         with_ready("False", "PLEG is not healthy: pleg was last seen active 4m0s ago; threshold is 3m0s"),
         now,

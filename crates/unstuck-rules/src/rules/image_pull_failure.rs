@@ -66,7 +66,13 @@ fn creating_pull_failure(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<(String, Vec<
         .map(|h| {
             h.hits_for(RULE.id)
                 .into_iter()
-                .filter(|x| x.pod_uid.is_none() && images.iter().any(|i| x.text.contains(&format!("\"{i}"))))
+                // The runtime may name it fully qualified (docker.io/library/…).
+                .filter(|x| {
+                    x.pod_uid.is_none()
+                        && images
+                            .iter()
+                            .any(|i| x.text.contains(&format!("\"{i}")) || x.text.contains(&format!("/{i}")))
+                })
                 .collect()
         })
         .unwrap_or_default();

@@ -102,14 +102,16 @@ fn hinted(cx: &Cx<'_>, sp: &StuckPod<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
     }
     let pod = sp.pod;
     let mut evidence = h.lost_hints.clone();
-    if sp.state.is_terminating() {
+    // While the kubelet itself reports Ready=False it is alive and says why (a runtime or network rule
+    // reads that): the taint manager evicting for the not-ready taint, or the pod's NodeNotReady event,
+    // are no sign of a lost node then (found in the lab: a runtime hang read as node-lost).
+    let ready = h.node.and_then(|n| n.condition("Ready"));
+    let reporting = ready.is_some_and(|c| c.status == "False");
+    if sp.state.is_terminating() && !reporting {
         evidence.extend(evicted_for_node(pod));
     }
     // The node lifecycle controller's event on the pod itself when it marks it not ready ("Node is not
     // ready"), since the node's last Ready change.
-    // Not when the kubelet itself reports Ready=False: it is alive and says why.
-    let ready = h.node.and_then(|n| n.condition("Ready"));
-    let reporting = ready.is_some_and(|c| c.status == "False");
     let ready_since = ready.filter(|c| c.status == "True").and_then(|c| c.last_transition_time);
     evidence.extend(
         super::pod_events_with(cx, pod, &["NodeNotReady"], None)
