@@ -79,7 +79,6 @@ impl Catalog {
         let teddy = packed::Config::new()
             .match_kind(packed::MatchKind::LeftmostFirst)
             .heuristic_pattern_limits(false)
-            .only_teddy_fat(if lits.len() > 4 * BUCKETS { FAT } else { None })
             .builder()
             .extend(&lits)
             .build();
@@ -144,10 +143,6 @@ impl Finder {
         }
     }
 }
-
-/// Fat Teddy (16 buckets, 256-bit) past 32 literals, or slim with more literals per bucket (`None`: the
-/// crate decides).
-const FAT: Option<bool> = None;
 
 /// How common a byte is in log text (higher: more common), for choosing where a finder literal starts.
 fn commonness(b: u8) -> u32 {

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use unstuck_logs::{scan_slice, Catalog, RawHit};
 use unstuck_model::{Event, Pod};
 
-use crate::{Cx, Evidence, EvidenceSource};
+use crate::{Cx, Evidence};
 
 fn catalog() -> &'static Catalog {
     static C: OnceLock<Catalog> = OnceLock::new();
@@ -47,28 +47,26 @@ impl TextHit<'_> {
         let mut e = match self.origin {
             Origin::Event(ev) => crate::rules::event_evidence(ev),
             Origin::Container { name, field, reason } => {
-                Evidence::api(format!("container {name} {field} {reason}: {}", one_line(self.text)))
+                Evidence::api(format!("container {name} {field} {reason}: {}", one_line(self.text, 400)))
             }
-            Origin::Pod { field } => Evidence::api(format!("pod {field}: {}", one_line(self.text))),
+            Origin::Pod { field } => Evidence::api(format!("pod {field}: {}", one_line(self.text, 400))),
         };
-        if e.source != EvidenceSource::Log {
-            e.signature = Some(self.signature.to_string());
-        }
+        e.signature = Some(self.signature.to_string());
         e
     }
 }
 
-fn one_line(s: &str) -> String {
+/// `s` on one line (control characters as spaces), at most `max` bytes, `…` where it was cut.
+pub(crate) fn one_line(s: &str, max: usize) -> String {
     let s: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    if s.len() > 400 {
-        let mut end = 400;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &s[..end])
-    } else {
-        s
+    if s.len() <= max {
+        return s;
     }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
 }
 
 /// Every signature in the API texts about `pod`.
@@ -111,7 +109,18 @@ pub fn pod_text_hits<'s>(cx: &'s Cx<'_>, pod: &'s Pod) -> Vec<TextHit<'s>> {
 
 /// Evidence from the API texts about `pod` for `rule` (at most `max`).
 pub(crate) fn text_evidence(cx: &Cx<'_>, pod: &Pod, rule: &str, max: usize) -> Vec<Evidence> {
-    pod_text_hits(cx, pod).iter().filter(|h| h.feeds == rule).take(max).map(TextHit::evidence).collect()
+    text_evidence_except(cx, pod, rule, max, &[])
+}
+
+/// The same, leaving out the events a rule already cites (by identity).
+pub(crate) fn text_evidence_except(cx: &Cx<'_>, pod: &Pod, rule: &str, max: usize, cited: &[&Event]) -> Vec<Evidence> {
+    pod_text_hits(cx, pod)
+        .iter()
+        .filter(|h| h.feeds == rule)
+        .filter(|h| !matches!(h.origin, Origin::Event(e) if cited.iter().any(|c| std::ptr::eq(*c, e))))
+        .take(max)
+        .map(TextHit::evidence)
+        .collect()
 }
 
 /// The rule a free text (a node event's message) feeds, by the first signature found in it.

@@ -52,11 +52,7 @@ fn creating_pull_failure(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<(String, Vec<
         })
         .collect();
     let mut evidence: Vec<Evidence> = events.iter().take(2).map(|e| event_evidence(e)).collect();
-    for x in crate::text_signals::text_evidence(cx, pod, RULE.id, 2) {
-        if !evidence.iter().any(|y| y.text == x.text) {
-            evidence.push(x);
-        }
-    }
+    evidence.extend(crate::text_signals::text_evidence_except(cx, pod, RULE.id, 2, &events));
     evidence.extend(logs_evidence(&pod_hits(cx, pod, RULE.id), 2));
     // Pull errors on the node that name no pod but name one of this pod's images.
     let images: Vec<String> =

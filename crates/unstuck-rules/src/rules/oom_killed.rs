@@ -9,7 +9,7 @@ declare_rule! {
     /// Also restarting pods no container of which says `OOMKilled` (a child process was killed, the
     /// runtime lost the event) when the kernel or runtime says it: OOM lines naming the pod's cgroup
     /// (`oom-kill:constraint=CONSTRAINT_MEMCG … oom_memcg=/kubepods/…pod<uid>`, `Task in /kubepods/…
-    /// killed as a result of limit of …`) or container (containerd's `TaskOOM`), OOM events on the pod, or
+    /// killed as a result of limit of …`, the kubelet's `Created an OOM event in container …`), OOM events on the pod, or
     /// memory-cgroup OOM kills on its node that name no pod (`… invoked oom-killer`, `Memory cgroup out of
     /// memory: Kill process …`, node-problem-detector's `OOMKilling` events).
     ///

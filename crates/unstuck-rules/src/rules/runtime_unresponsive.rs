@@ -117,10 +117,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let nr = not_ready_runtime(h);
     let reported = h.problems_for(RULE.id);
     // Runtime timeouts in the pod's other events and container states.
-    let text: Vec<Evidence> = crate::text_signals::text_evidence(cx, pod, RULE.id, 2)
-        .into_iter()
-        .filter(|e| !events.iter().any(|ev| e.text == event_evidence(ev).text))
-        .collect();
+    let text = crate::text_signals::text_evidence_except(cx, pod, RULE.id, 2, &events);
     if own.is_empty()
         && events.is_empty()
         && nodewide.is_empty()

@@ -1,6 +1,5 @@
 use super::{event_evidence, logs_evidence, pod_events_with, pod_hits};
 use crate::fix::Op;
-use crate::text_signals::text_evidence;
 use crate::util::{delete_pod, sh};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
 
@@ -61,10 +60,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         .map(|h| h.hits_for(RULE.id).into_iter().filter(|x| x.pod_uid.is_none()).collect())
         .unwrap_or_default();
     // Sandbox errors in the pod's other events and container states (FailedSync with CreatePodSandboxError).
-    let text: Vec<Evidence> = text_evidence(cx, pod, RULE.id, 3)
-        .into_iter()
-        .filter(|e| !events.iter().any(|ev| e.text == event_evidence(ev).text))
-        .collect();
+    let text = crate::text_signals::text_evidence_except(cx, pod, RULE.id, 3, &events);
     if sp.state.is_terminating() && events.is_empty() {
         return None;
     }

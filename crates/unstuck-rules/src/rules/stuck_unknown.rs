@@ -133,11 +133,11 @@ fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Vec<String> {
     for e in cx.ix.pod_events(pod) {
         if e.type_ == "Warning" && !seen.contains(&e.reason.as_str()) && seen.len() < 3 {
             seen.push(e.reason.as_str());
-            let mut m: String = e.message.chars().take(200).collect();
-            if m.len() < e.message.len() {
-                m.push('…');
-            }
-            out.push(format!("event {} (no rule reads it): {m}", e.reason));
+            out.push(format!(
+                "event {} (no rule reads it): {}",
+                e.reason,
+                crate::text_signals::one_line(&e.message, 200)
+            ));
         }
     }
     out.truncate(6);

@@ -59,10 +59,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         })
         .collect();
     // Mount errors in the pod's other events (FailedSync) and container states.
-    let text: Vec<Evidence> = crate::text_signals::text_evidence(cx, pod, RULE.id, 2)
-        .into_iter()
-        .filter(|e| !events.iter().any(|ev| e.text == event_evidence(ev).text))
-        .collect();
+    let text = crate::text_signals::text_evidence_except(cx, pod, RULE.id, 2, &events);
     if events.is_empty() && own.is_empty() && pending_pvcs.is_empty() && text.is_empty() {
         return None;
     }
