@@ -16,17 +16,47 @@ pub struct Params {
     pub pods_per_node: usize,
     pub log_bytes_per_node: usize,
     pub namespaces: usize,
+    pub log_profile: LogProfile,
     pub out: PathBuf,
 }
 
-const USAGE: &str =
-    "usage: unstuck-gen scale [--nodes N] [--pods-per-node P] [--log-kb-per-node K] [--namespaces S] DIR";
+/// What the node logs' ordinary lines look like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogProfile {
+    /// A production kubelet's mix (default): nearly every line names one of the node's pods — by
+    /// name, by UID, by container ID or by volume path — as in the kubelet journals quoted in
+    /// kubernetes/kubernetes#108892, #102025, #91914, #57669 (SyncLoop (PLEG) events, GenericPLEG state
+    /// changes, Killing container, MountVolume.SetUp / UnmountVolume.TearDown, VerifyControllerAttachedVolume,
+    /// RemoveContainer, orphaned pod volume cleanup) plus containerd's StopContainer/RemoveContainer
+    /// lines; ~300-byte lines.
+    Production,
+    /// The mix before issue 17 (sessions 1–8): mostly lines that name nothing.
+    Classic,
+}
+
+const USAGE: &str = "usage: unstuck-gen scale [--nodes N] [--pods-per-node P] [--log-kb-per-node K] [--namespaces S] \
+     [--log-profile production|classic] DIR";
 
 pub fn main(args: &[String]) -> Result<()> {
-    let mut p =
-        Params { nodes: 100, pods_per_node: 30, log_bytes_per_node: 500_000, namespaces: 0, out: PathBuf::new() };
+    let mut p = Params {
+        nodes: 100,
+        pods_per_node: 30,
+        log_bytes_per_node: 500_000,
+        namespaces: 0,
+        log_profile: LogProfile::Production,
+        out: PathBuf::new(),
+    };
     let mut i = 0;
     while i < args.len() {
+        if args[i] == "--log-profile" {
+            p.log_profile = match args.get(i + 1).map(String::as_str) {
+                Some("production") => LogProfile::Production,
+                Some("classic") => LogProfile::Classic,
+                other => bail!("--log-profile {other:?}: production or classic"),
+            };
+            i += 2;
+            continue;
+        }
         let v = || args.get(i + 1).context("missing value").and_then(|s| s.parse::<usize>().context("not a number"));
         match args[i].as_str() {
             "--nodes" => p.nodes = v()?,
@@ -253,11 +283,15 @@ fn write_node_logs(root: &Path, i: usize, p: &Params, now: Timestamp) -> Result<
         let sys = t.strftime("%b %e %H:%M:%S");
         let kl = t.strftime("%m%d %H:%M:%S%.6f");
         let ns = ns_name((i + n as usize) % p.namespaces.max(1));
-        match n % 4 {
+        if p.log_profile == LogProfile::Production {
+            production_line(&mut buf, &sys.to_string(), &kl.to_string(), &node, i, n, p)?;
+        } else {
+            match n % 4 {
             0 => writeln!(buf, "{sys} {node} kubelet[2231]: I{kl}    2231 kubelet_getters.go:187] \"Pod status is inconsistent with cached status for pod, a reconciliation should be triggered\" pod=\"{ns}/web-6d4cf56db6-{:07x}\"", n % 9973)?,
             1 => writeln!(buf, "{sys} {node} containerd[991]: time=\"{}\" level=info msg=\"ImageCreate event name:\\\"registry.example.com/web:1.4.2\\\" labels:{{key:\\\"io.cri-containerd.image\\\" value:\\\"managed\\\"}}\"", t.strftime("%Y-%m-%dT%H:%M:%S%.9fZ"))?,
             2 => writeln!(buf, "{sys} {node} kubelet[2231]: I{kl}    2231 reconciler_common.go:258] \"operationExecutor.VerifyControllerAttachedVolume started for volume \\\"kube-api-access-{:05x}\\\" (UniqueName: \\\"kubernetes.io/projected/{}-kube-api-access\\\") pod=\\\"{ns}/web\\\"\"", n % 65536, uid(&format!("{n}")))?,
             _ => writeln!(buf, "{sys} {node} systemd[1]: run-containerd-runc-k8s.io-{:016x}-runc.{:06}.mount: Deactivated successfully.", n.wrapping_mul(0x9E3779B97F4A7C15), n % 999_999)?,
+            }
         }
         n += 1;
         if n % 2000 == 10 {
@@ -275,6 +309,41 @@ fn write_node_logs(root: &Path, i: usize, p: &Params, now: Timestamp) -> Result<
     }
     std::fs::write(dir.join("messages"), &buf)?;
     Ok(())
+}
+
+/// One ordinary line of a production kubelet/containerd journal about one of node `i`'s pods (the same
+/// names, UIDs and container IDs the pod objects carry), in the proportions of the quoted journals:
+/// of 20 lines, 4 PLEG events, 2 GenericPLEG state changes, 3 volume SetUp successes, 2 volume
+/// verifications, 1 TearDown success, 2 Killing container, 2 RemoveContainer, 1 orphaned-volume
+/// cleanup, 2 containerd lines, 1 systemd mount unit (the only one naming no pod).
+fn production_line(buf: &mut Vec<u8>, sys: &str, kl: &str, node: &str, i: usize, n: u64, p: &Params) -> Result<()> {
+    let k = (n as usize * 7) % p.pods_per_node.max(1);
+    let pod_i = i + k * p.nodes;
+    let ns = ns_name(pod_i % p.namespaces.max(1));
+    let name = format!("web-6d4cf56db6-{pod_i:07x}");
+    let pu = uid(&format!("{ns}/{name}"));
+    let c = cid(&format!("{ns}/{name}/web"));
+    let vol = format!("kube-api-access-{:05x}", pod_i % 0xfffff);
+    let k8 = "kubelet[2231]:";
+    match n % 20 {
+        0 | 5 | 10 | 15 => writeln!(buf, "{sys} {node} {k8} I{kl}    2231 kubelet.go:2453] \"SyncLoop (PLEG): event for pod\" pod=\"{ns}/{name}\" event={{\"ID\":\"{pu}\",\"Type\":\"ContainerStarted\",\"Data\":\"{c}\"}}")?,
+        1 | 11 => writeln!(buf, "{sys} {node} {k8} I{kl}    2231 generic.go:334] \"Generic (PLEG): container finished\" podID=\"{pu}\" containerID=\"{c}\" exitCode=0")?,
+        2 | 7 | 12 => writeln!(buf, "{sys} {node} {k8} I{kl}    2231 operation_generator.go:721] \"MountVolume.SetUp succeeded for volume \\\"{vol}\\\" (UniqueName: \\\"kubernetes.io/projected/{pu}-{vol}\\\") pod \\\"{name}\\\" (UID: \\\"{pu}\\\") \" pod=\"{ns}/{name}\"")?,
+        3 | 13 => writeln!(buf, "{sys} {node} {k8} I{kl}    2231 reconciler_common.go:245] \"operationExecutor.VerifyControllerAttachedVolume started for volume \\\"{vol}\\\" (UniqueName: \\\"kubernetes.io/projected/{pu}-{vol}\\\") pod \\\"{name}\\\" (UID: \\\"{pu}\\\") \" pod=\"{ns}/{name}\"")?,
+        4 => writeln!(buf, "{sys} {node} {k8} I{kl}    2231 operation_generator.go:803] UnmountVolume.TearDown succeeded for volume \"kubernetes.io/projected/{pu}-{vol}\" (OuterVolumeSpecName: \"{vol}\") pod \"{pu}\" (UID: \"{pu}\"). InnerVolumeSpecName \"{vol}\". PluginName \"kubernetes.io/projected\", VolumeGidValue \"\"")?,
+        6 | 16 => writeln!(buf, "{sys} {node} {k8} I{kl}    2231 kuberuntime_container.go:779] \"Killing container with a grace period\" pod=\"{ns}/{name}\" podUID=\"{pu}\" containerName=\"web\" containerID=\"containerd://{c}\" gracePeriod=30")?,
+        8 | 18 => writeln!(buf, "{sys} {node} {k8} I{kl}    2231 scope.go:117] \"RemoveContainer\" containerID=\"{c}\"")?,
+        9 => writeln!(buf, "{sys} {node} {k8} I{kl}    2231 kubelet_volumes.go:163] \"Cleaned up orphaned pod volumes dir\" podUID=\"{pu}\" path=\"/var/lib/kubelet/pods/{pu}/volumes\"")?,
+        14 => writeln!(buf, "{sys} {node} containerd[991]: time=\"{}\" level=info msg=\"StopContainer for \\\"{c}\\\" returns successfully\"", kl_to_rfc(kl))?,
+        17 => writeln!(buf, "{sys} {node} containerd[991]: time=\"{}\" level=info msg=\"RemoveContainer for \\\"{c}\\\" returns successfully\"", kl_to_rfc(kl))?,
+        _ => writeln!(buf, "{sys} {node} systemd[1]: run-containerd-runc-k8s.io-{}-runc.{:06}.mount: Deactivated successfully.", &c[..64], n % 999_999)?,
+    }
+    Ok(())
+}
+
+/// `MMDD HH:MM:SS.ffffff` (klog) as containerd's `2024-MM-DDTHH:MM:SS.ffffffZ`.
+fn kl_to_rfc(kl: &str) -> String {
+    format!("2024-{}-{}T{}Z", &kl[..2], &kl[2..4], &kl[5..])
 }
 
 fn write_list(p: &Path, kind: &str, api: &str, items: &[Value]) -> Result<()> {

@@ -116,6 +116,19 @@ impl Catalog {
         &self.all
     }
 
+    /// The literals the line finder searches for (anchors and rarest parts), for diagnostics.
+    pub fn finder_literals(&self) -> Vec<String> {
+        let anchored: Vec<&str> = self.sigs.iter().map(|s| s.anchor.as_deref().unwrap_or(s.pattern.as_str())).collect();
+        let mut v: Vec<String> =
+            finder_literals(&anchored, &self.sigs.iter().map(|s| s.anchor.is_some()).collect::<Vec<_>>())
+                .into_iter()
+                .map(String::from)
+                .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
     /// Every pattern literal, one per line (what `rg -F -f` would be given).
     pub fn patterns_file(&self) -> String {
         let mut s = String::new();
