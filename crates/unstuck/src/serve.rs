@@ -203,10 +203,10 @@ async fn follow_leadership(app: Arc<App>, mut rx: chan::Receiver<bool>) {
         let leader = *rx.borrow_and_update();
         app.metrics.set_leader(leader);
         if leader {
-            eprintln!("unstuck serve: leader: exporting the finding series and fetching node logs");
+            eprintln!("unstuck serve: leader: this replica now exports the finding series (and fetches node logs)");
             app.shared.changed.notify_one();
         } else {
-            eprintln!("unstuck serve: not the leader: the finding series are left to the leader");
+            eprintln!("unstuck serve: no longer the leader: the finding series are left to the leader");
         }
     }
 }
