@@ -50,12 +50,15 @@ pub enum Attempt {
     Follower(Option<String>),
 }
 
+/// What identifies a version of the Lease record: holder, renewTime, resourceVersion.
+type Record = (Option<String>, Option<MicroTime>, Option<String>);
+
 /// The candidate's state between attempts.
 pub struct Elector {
     api: Api<Lease>,
     cfg: LeaseConfig,
     /// The last record seen (holder, renewTime, resourceVersion) and when it was first seen.
-    observed: Option<((Option<String>, Option<MicroTime>, Option<String>), Instant)>,
+    observed: Option<(Record, Instant)>,
     last_renew: Option<Instant>,
     leader: bool,
 }

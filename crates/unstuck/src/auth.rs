@@ -71,13 +71,16 @@ impl Decision {
 /// Most cached decisions kept; past it, expired ones are dropped, then all.
 const CACHE_MAX: usize = 4096;
 
+/// (SHA-256 of the token, path) -> (decision, when it was made)
+type Cache = HashMap<([u8; 32], String), (Decision, Instant)>;
+
 pub struct Auth {
     reviewer: Box<dyn Reviewer>,
     /// Allowed decisions are reused this long.
     pub allow_ttl: Duration,
     /// Refusals (401, 403) are reused this long; errors are never cached.
     pub deny_ttl: Duration,
-    cache: Mutex<HashMap<([u8; 32], String), (Decision, Instant)>>,
+    cache: Mutex<Cache>,
 }
 
 /// The token of an `Authorization: Bearer <token>` header.
