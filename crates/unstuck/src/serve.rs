@@ -299,7 +299,8 @@ async fn evaluate(
         if let Some(dir) = node_logs {
             unstuck_ingest::attach_node_logs(&mut snap, dir, &a.opts)?;
         } else if *app.leader.borrow() {
-            // Node logs through the kubelet log API (the leader only: replicas would multiply the load on kubelets), for the nodes holding stuck pods only, refreshed at most every log_refresh.
+            // Node logs through the kubelet log API (the leader only: replicas would multiply the
+            // load on kubelets), for the nodes holding stuck pods only, refreshed at most every log_refresh.
             let nodes = crate::live::nodes_with_stuck_pods(&snap, &a.cfg);
             fetched.retain(|n, _| nodes.contains(n));
             if let Ok(entries) = std::fs::read_dir(log_dir) {
@@ -328,6 +329,11 @@ async fn evaluate(
             if !nodes.is_empty() {
                 unstuck_ingest::attach_node_logs(&mut snap, log_dir, &a.opts)?;
             }
+        } else {
+            snap.source.warnings.push(
+                "node logs: this replica is not the leader; the leader fetches them from the kubelets, so findings here lack node-log evidence"
+                    .to_string(),
+            );
         }
     }
     let cfg = a.cfg.clone();

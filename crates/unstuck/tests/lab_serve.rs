@@ -193,7 +193,7 @@ fn serve_authenticated_tls_and_leader_failover() {
         .expect("UNSTUCK_LAB_BIN: directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
     let tmp = tempfile::tempdir().unwrap();
     let cfg = LabConfig::new(&bin, tmp.path().join("lab"));
-    let cp = ControlPlane::start(&cfg).expect("control plane starts");
+    let mut cp = ControlPlane::start(&cfg).expect("control plane starts");
     let logs = tmp.path().join("lab/nodes");
     std::fs::create_dir_all(&logs).unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -206,7 +206,8 @@ fn serve_authenticated_tls_and_leader_failover() {
     }
     rt.block_on(scenarios::apply(&client, "finalizer-blocked")).expect("scenario finalizer-blocked");
     let (prom, nobody) = rt.block_on(setup_access(&client));
-    let kc = cp.kubeconfig.as_path();
+    let kc = cp.kubeconfig.clone();
+    let kc = kc.as_path();
 
     // 1. One replica, self-signed certificate, tokens checked by the API server.
     let a = Serve::start("serve-a", kc, &[]);
@@ -357,4 +358,30 @@ fn serve_authenticated_tls_and_leader_failover() {
     let lease: Lease = rt.block_on(Api::<Lease>::namespaced(client.clone(), "monitoring").get("unstuck")).unwrap();
     assert_eq!(lease.spec.unwrap().holder_identity, None, "the Lease is released on SIGTERM");
     println!("SIGTERM: exit 0, Lease released");
+
+    // 6. The API server goes away: nothing is let through unchecked, the last findings stay, not ready.
+    let d = Serve::start("serve-d", kc, &[]);
+    until("serve-d ready", Duration::from_secs(90), || get(&d.addr, "/readyz", None, None).0 == 200);
+    until("serve-d's finding", Duration::from_secs(60), || {
+        get(&d.addr, "/findings", Some(&prom), None).1.contains("finalizer-blocked")
+    });
+    assert_eq!(get(&d.addr, "/metrics", Some(&prom), None).0, 200);
+    cp.stop();
+    // A token serve has not seen must be reviewed, and cannot be: 503, not 200.
+    let (code, body) = get(&d.addr, "/findings", Some(&tamper(&nobody)), None);
+    assert_eq!(code, 503, "unreviewable token: {body}");
+    // Grants made a moment ago (per path) are still cached: the last good findings are served.
+    let (code, body) = get(&d.addr, "/findings", Some(&prom), None);
+    assert!(code == 200 && body.contains("finalizer-blocked"), "last findings kept: {code} {body}");
+    assert_eq!(get(&d.addr, "/healthz", None, None).0, 200);
+    let mut why = String::new();
+    until("/readyz to go unready", Duration::from_secs(60), || {
+        let (code, body) = get(&d.addr, "/readyz", None, None);
+        why = body;
+        code == 503
+    });
+    let (_, metrics) = get(&d.addr, "/metrics", Some(&prom), None);
+    assert!(metrics.lines().any(|l| l.contains(HOLDER)), "the finding series stay while the API is down");
+    assert!(sample(&metrics, "unstuck_last_evaluation_timestamp_seconds").is_some());
+    println!("API server down: 503 for unreviewable tokens, last findings kept, /readyz 503: {}", why.trim());
 }
