@@ -80,6 +80,7 @@ pub struct Reloading {
     cert: PathBuf,
     key: PathBuf,
     current: Mutex<CurrentBox>,
+    recheck: Duration,
 }
 
 /// `Current` behind a Debug that does not print key material.
@@ -98,6 +99,7 @@ impl Reloading {
             cert,
             key,
             current: Mutex::new(CurrentBox(Current { key: Arc::new(k), stamps, checked: Instant::now() })),
+            recheck: RECHECK,
         })
     }
 
@@ -105,7 +107,7 @@ impl Reloading {
     pub fn get(&self) -> Arc<CertifiedKey> {
         let mut g = self.current.lock().unwrap_or_else(|p| p.into_inner());
         let c = &mut g.0;
-        if c.checked.elapsed() >= RECHECK {
+        if c.checked.elapsed() >= self.recheck {
             c.checked = Instant::now();
             let now = (stamp(&self.cert), stamp(&self.key));
             if now != c.stamps {
@@ -209,5 +211,73 @@ impl axum::serve::Listener for TlsListener {
 
     fn local_addr(&self) -> std::io::Result<Self::Addr> {
         Ok(self.addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh self-signed pair as PEM: (certificate, key).
+    fn pair(name: &str) -> (String, String) {
+        let c = rcgen::generate_simple_self_signed(vec![name.to_string()]).unwrap();
+        (c.cert.pem(), c.signing_key.serialize_pem())
+    }
+
+    fn der(k: &CertifiedKey) -> Vec<u8> {
+        k.cert[0].as_ref().to_vec()
+    }
+
+    #[test]
+    fn bad_files_are_named() {
+        let d = tempfile::tempdir().unwrap();
+        let (c1, k1) = pair("one");
+        let (_, k2) = pair("two");
+        let (cert, key, other) = (d.path().join("tls.crt"), d.path().join("tls.key"), d.path().join("other.key"));
+        std::fs::write(&cert, &c1).unwrap();
+        std::fs::write(&key, &k1).unwrap();
+        std::fs::write(&other, &k2).unwrap();
+        assert!(load_pem(&cert, &key).is_ok());
+        let e = format!("{:#}", load_pem(&cert, &other).unwrap_err());
+        assert!(e.contains("other.key") && e.contains("does not belong"), "{e}");
+        let e = format!("{:#}", load_pem(&key, &key).unwrap_err());
+        assert!(e.contains("--tls-cert-file") && e.contains("tls.key"), "{e}");
+        let e = format!("{:#}", load_pem(&cert, &cert).unwrap_err());
+        assert!(e.contains("--tls-private-key-file") && e.contains("tls.crt"), "{e}");
+        let e = format!("{:#}", load_pem(&d.path().join("missing.crt"), &key).unwrap_err());
+        assert!(e.contains("missing.crt"), "{e}");
+    }
+
+    #[test]
+    fn rotation_is_picked_up_and_a_broken_version_keeps_the_old_one() {
+        let d = tempfile::tempdir().unwrap();
+        let (cert, key) = (d.path().join("tls.crt"), d.path().join("tls.key"));
+        let (c1, k1) = pair("one");
+        std::fs::write(&cert, &c1).unwrap();
+        std::fs::write(&key, &k1).unwrap();
+        let mut r = Reloading::new(cert.clone(), key.clone()).unwrap();
+        r.recheck = Duration::ZERO;
+        let first = der(&r.get());
+        // Half a rotation: a new certificate next to the old key. Refused; the old pair stays.
+        let (c2, k2) = pair("two");
+        std::fs::write(d.path().join("new.crt"), &c2).unwrap();
+        std::fs::rename(d.path().join("new.crt"), &cert).unwrap();
+        assert_eq!(der(&r.get()), first);
+        // The key follows: the new pair is served.
+        std::fs::write(d.path().join("new.key"), &k2).unwrap();
+        std::fs::rename(d.path().join("new.key"), &key).unwrap();
+        let second = der(&r.get());
+        assert_ne!(second, first);
+        assert_eq!(second, CertificateDer::from_pem_slice(c2.as_bytes()).unwrap().as_ref());
+        // Unchanged files: the same certificate, not re-read.
+        assert!(Arc::ptr_eq(&r.get(), &r.get()));
+    }
+
+    #[test]
+    fn self_signed_is_usable() {
+        let k = self_signed().unwrap();
+        k.keys_match().unwrap();
+        assert!(server_config(None, None).is_ok());
+        assert!(server_config(Some("/a".into()), None).is_err());
     }
 }
