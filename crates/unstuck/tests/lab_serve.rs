@@ -69,6 +69,57 @@ impl Serve {
     }
 }
 
+/// A TCP forwarder to the API server that can be cut: every connection closed, new ones refused.
+struct Proxy {
+    addr: String,
+    cut: Arc<std::sync::atomic::AtomicBool>,
+    conns: Arc<Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl Proxy {
+    fn start(server: &str) -> Proxy {
+        use std::sync::atomic::Ordering;
+        let upstream = server.trim_start_matches("https://").trim_end_matches('/').to_string();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let cut = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let conns: Arc<Mutex<Vec<std::net::TcpStream>>> = Arc::default();
+        let (c, cs) = (cut.clone(), conns.clone());
+        std::thread::spawn(move || {
+            for down in l.incoming().flatten() {
+                if c.load(Ordering::SeqCst) {
+                    continue; // dropped: the client sees the connection closed
+                }
+                let Ok(up) = std::net::TcpStream::connect(&upstream) else { continue };
+                let mut g = cs.lock().unwrap();
+                g.push(down.try_clone().unwrap());
+                g.push(up.try_clone().unwrap());
+                drop(g);
+                for (mut a, mut b) in [(down.try_clone().unwrap(), up.try_clone().unwrap()), (up, down)] {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut a, &mut b);
+                        let _ = b.shutdown(std::net::Shutdown::Both);
+                    });
+                }
+            }
+        });
+        Proxy { addr, cut, conns }
+    }
+
+    fn cut(&self) {
+        self.cut.store(true, std::sync::atomic::Ordering::SeqCst);
+        for s in self.conns.lock().unwrap().drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.cut();
+    }
+}
+
 /// GET over HTTPS with curl: (status, body); status 0 when no HTTP answer (e.g. TLS refused).
 /// `ca`: verify the server against this CA file; None: accept the self-signed certificate (-k).
 fn get(addr: &str, path: &str, token: Option<&str>, ca: Option<&Path>) -> (u16, String) {
@@ -349,17 +400,59 @@ fn serve_authenticated_tls_and_leader_failover() {
     assert!(survivor.logged("TLS certificate reloaded"));
     println!("TLS: rotated certificate served without restart");
 
-    // 5. SIGTERM: a clean stop that gives the Lease up.
+    // 5. A replica reaching the API server through a proxy the test can cut joins as a follower.
+    let proxy = Proxy::start(&cp.server);
+    let proxied = tmp.path().join("proxied.kubeconfig");
+    let text = std::fs::read_to_string(kc)
+        .unwrap()
+        .replace(&format!("server: {}", cp.server), &format!("server: https://{}", proxy.addr));
+    assert!(text.contains(&proxy.addr), "kubeconfig server not replaced");
+    std::fs::write(&proxied, text).unwrap();
+    let e = Serve::start(
+        "serve-e",
+        &proxied,
+        &["--leader-elect", "--leader-elect-namespace", "monitoring", "--leader-elect-lease-duration", "6s"],
+    );
+    until("serve-e to follow", Duration::from_secs(60), || {
+        let m = get(&e.addr, "/metrics", Some(&prom), None).1;
+        sample(&m, "unstuck_leader") == Some(0.0) && m.contains("unstuck_watch_synced{kind=\"pods\"} 1")
+    });
+    // SIGTERM on the leader: a clean stop that gives the Lease up, so the follower leads at once
+    // (not a lease duration later).
     let mut survivor = survivor;
     // SAFETY: kill(2) on our own child's pid.
     unsafe { libc::kill(survivor.child.id() as i32, libc::SIGTERM) };
+    let t = Instant::now();
     let status = survivor.child.wait().unwrap();
     assert_eq!(status.code(), Some(0), "serve exits 0 on SIGTERM");
-    let lease: Lease = rt.block_on(Api::<Lease>::namespaced(client.clone(), "monitoring").get("unstuck")).unwrap();
-    assert_eq!(lease.spec.unwrap().holder_identity, None, "the Lease is released on SIGTERM");
-    println!("SIGTERM: exit 0, Lease released");
+    assert!(survivor.logged("stopped"));
+    until("serve-e to lead after the release", Duration::from_secs(10), || {
+        let m = get(&e.addr, "/metrics", Some(&prom), None).1;
+        sample(&m, "unstuck_leader") == Some(1.0) && m.lines().any(|l| l.contains(HOLDER))
+    });
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(6), "takeover after a release took {took:?}: the Lease was not released");
+    println!("SIGTERM: exit 0, Lease released; serve-e leads {took:?} later");
 
-    // 6. The API server goes away: nothing is let through unchecked, the last findings stay, not ready.
+    // 6. The leader loses the API server: it must stop exporting within the renew deadline
+    // (2/3 of the lease duration), before anyone else may take the Lease over.
+    let (_, m) = get(&e.addr, "/metrics", Some(&prom), None); // keeps the grant cached through the cut
+    assert_eq!(sample(&m, "unstuck_leader"), Some(1.0));
+    proxy.cut();
+    let took = until("serve-e to step down", Duration::from_secs(15), || {
+        let m = get(&e.addr, "/metrics", Some(&prom), None).1;
+        sample(&m, "unstuck_leader") == Some(0.0) && finding_series(&m).is_empty()
+    });
+    assert!(
+        took < Duration::from_secs(6),
+        "a leader cut off from the API server exported for {took:?}, past the lease duration"
+    );
+    assert!(e.logged("leader election: lease monitoring/unstuck:"), "the renewal error is logged");
+    println!("a leader cut off from the API server stepped down {took:?} after the cut (lease 6 s)");
+    drop(e);
+    drop(proxy);
+
+    // 7. The API server goes away: nothing is let through unchecked, the last findings stay, not ready.
     let d = Serve::start("serve-d", kc, &[]);
     until("serve-d ready", Duration::from_secs(90), || get(&d.addr, "/readyz", None, None).0 == 200);
     until("serve-d's finding", Duration::from_secs(60), || {
