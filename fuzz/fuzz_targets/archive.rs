@@ -10,5 +10,5 @@ fuzz_target!(|data: &[u8]| {
         o.limits.max_archive_bytes = 64 << 20;
         o
     });
-    let _ = unstuck_ingest::load_archive_reader("fuzz.tar.gz", data, opts);
+    let _ = unstuck_ingest::load_archive_bytes("fuzz.tar.gz", data, opts);
 });

@@ -35,6 +35,12 @@ pub struct Collector<'o> {
     pub(crate) settled: Option<Arc<FxHashSet<u128>>>,
     /// With `Options::slim`: UIDs of the settled pods this collector slimmed.
     slimmed: Vec<u128>,
+    /// Which layouts the input's files were routed to, and what they held.
+    pub(crate) tally: crate::layout::Tally,
+    /// Node facts read from node-side collectors (merged per node in `finish`).
+    pub(crate) facts: Vec<unstuck_model::NodeFacts>,
+    /// What names a single-node collector's host (sos `hostname`, the EKS instance ID).
+    pub(crate) host_hints: Vec<String>,
 }
 
 impl<'o> Collector<'o> {
@@ -49,6 +55,9 @@ impl<'o> Collector<'o> {
             clock: false,
             settled: None,
             slimmed: Vec::new(),
+            tally: Default::default(),
+            facts: Vec::new(),
+            host_hints: Vec::new(),
         }
     }
 
@@ -186,6 +195,41 @@ impl<'o> Collector<'o> {
                 false => true,
             });
             self.snap.note_dropped(newest);
+        }
+        if let Some(f) = self.tally.format() {
+            // What was read, whichever reader read it (a dump directory is read by its own fast path).
+            use crate::layout::Content;
+            for (k, c) in [("pods", Content::Pods), ("events", Content::Events), ("nodes", Content::Nodes)] {
+                if self.kinds.contains(k) {
+                    self.tally.content.insert(c);
+                }
+            }
+            if !self.log_files.is_empty() {
+                self.tally.content.insert(Content::NodeLogs);
+            }
+            let missing = self.tally.missing(f);
+            if !missing.is_empty() && f != crate::layout::Format::ClusterInfoDump {
+                self.warn(format!(
+                    "{}: no {} found in it (half-copied or collected without them); rules that need them are weaker",
+                    f.name(),
+                    missing.join(", ")
+                ));
+            }
+            self.snap.source.format = Some(f.name().to_string());
+            self.snap.source.missing = missing.into_iter().map(String::from).collect();
+        }
+        let facts = std::mem::take(&mut self.facts);
+        let mut warnings = Vec::new();
+        crate::tree::settle_nodes(
+            &mut self.snap,
+            &mut self.log_files,
+            facts,
+            &self.host_hints,
+            &self.opts.log_tz,
+            &mut warnings,
+        );
+        for w in warnings {
+            self.warn(w);
         }
         crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now, self.clock);
         self.snap.source.kinds = self.kinds.iter().cloned().collect();
@@ -364,6 +408,13 @@ impl Collector<'_> {
         s.replica_sets.reserve(parts.iter().map(|p| p.snap.replica_sets.len()).sum());
     }
 
+    /// Merge a part read without knowing which pods are settled: its slimmed pods' events are
+    /// dropped in `finish`.
+    pub(crate) fn merge_part(&mut self, mut o: Collector) {
+        self.slimmed.append(&mut o.slimmed);
+        self.merge(o)
+    }
+
     fn merge(&mut self, mut o: Collector) {
         let s = &mut self.snap;
         let t = &mut o.snap;
@@ -381,5 +432,8 @@ impl Collector<'_> {
         s.source.warnings.append(&mut t.source.warnings);
         s.note_dropped(t.dropped_newest);
         self.kinds.append(&mut o.kinds);
+        self.facts.append(&mut o.facts);
+        self.host_hints.append(&mut o.host_hints);
+        self.log_files.append(&mut o.log_files);
     }
 }

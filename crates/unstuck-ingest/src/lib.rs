@@ -9,9 +9,12 @@ mod api;
 mod archive;
 mod collect;
 mod error;
+pub mod facts;
 pub mod json;
+pub mod layout;
 mod logs;
 pub mod store;
+mod tree;
 
 use std::path::{Path, PathBuf};
 
@@ -118,20 +121,47 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Result<Snapshot, IngestError> 
 
 fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
     let meta = std::fs::metadata(p).map_err(|e| IngestError::io(p, e))?;
+    let before = c.tally.routed.values().sum::<usize>();
     if meta.is_dir() {
         c.set_source("bundle", p);
-        collect::read_dir_bundle(p, c)
+        if is_dump_dir(p) {
+            collect::read_dir_bundle(p, c)?;
+            c.tally
+                .saw(&layout::Routed { format: Some(layout::Format::ClusterInfoDump), route: layout::Route::Ignore });
+            return Ok(());
+        }
+        tree::read_dir_layout(p, c)?;
     } else if meta.is_file() {
-        if archive::looks_like_gzip(p)? {
-            c.set_source("archive", p);
-            archive::read_archive(p, c)
-        } else {
-            c.set_source("files", p);
-            api::read_loose_file(p, c)
+        match archive::sniff_packing(p)? {
+            Some(packing) => {
+                c.set_source("archive", p);
+                archive::read_archive(p, packing, c)?;
+            }
+            None => {
+                c.set_source("files", p);
+                return api::read_loose_file(p, c);
+            }
         }
     } else {
-        Err(IngestError::NotInput { path: p.display().to_string() })
+        return Err(IngestError::NotInput { path: p.display().to_string() });
     }
+    if c.tally.routed.values().sum::<usize>() == before {
+        return Err(IngestError::Invalid { path: p.display().to_string(), msg: layout::unrecognised() });
+    }
+    Ok(())
+}
+
+/// unstuck's own layout (a `kubectl cluster-info dump` directory): `nodes.json`, `_nodes/`, the manifest,
+/// or namespace directories with `pods.json` at the top.
+fn is_dump_dir(p: &Path) -> bool {
+    if ["nodes.json", "_nodes", "unstuck-bundle.json"].iter().any(|n| p.join(n).exists()) {
+        return true;
+    }
+    let Ok(rd) = std::fs::read_dir(p) else { return false };
+    rd.flatten().take(10_000).any(|e| {
+        e.file_type().is_ok_and(|t| t.is_dir())
+            && (e.path().join("pods.json").is_file() || e.path().join("events.json").is_file())
+    })
 }
 
 /// Read kubectl output (JSON, concatenated JSON or multi-document YAML) from memory.
@@ -142,11 +172,11 @@ pub fn load_kubectl_bytes(name: &str, bytes: &[u8], opts: &Options) -> Result<Sn
     c.finish()
 }
 
-/// Read a .tar.gz bundle from memory (or any reader).
-pub fn load_archive_reader(name: &str, r: impl std::io::Read, opts: &Options) -> Result<Snapshot, IngestError> {
+/// Read an archive (tar, tar.gz, tar.zst, tar.xz, zip) of any recognised layout from memory.
+pub fn load_archive_bytes(name: &str, bytes: &[u8], opts: &Options) -> Result<Snapshot, IngestError> {
     let mut c = Collector::new(opts);
     c.set_source("archive", Path::new(name));
-    archive::read_archive_from(name, r, &mut c)?;
+    archive::read_archive_bytes(name, bytes, &mut c)?;
     c.finish()
 }
 

@@ -79,10 +79,6 @@ pub(crate) fn scan_nodes_dir(nodes_dir: &Path, rel_to: &Path, opts: &Options) ->
     Ok(files.par_iter().map(|(node, p)| scan_file(&opts.catalog, &opts.limits, node, p, &root)).collect())
 }
 
-pub(crate) fn is_log_name(name: &str) -> bool {
-    name != "containers.json"
-}
-
 /// Scan one node log file on disk. Problems become warnings; the file is never fatal.
 pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, root: &str) -> LogFileHits {
     let rel = p.strip_prefix(root).map(|r| r.display().to_string()).unwrap_or_else(|_| p.display().to_string());

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use unstuck_ingest::{load, load_archive_reader, load_kubectl_bytes, IngestError, Options};
+use unstuck_ingest::{load, load_archive_bytes, load_kubectl_bytes, IngestError, Options};
 
 fn pod(ns: &str, name: &str) -> serde_json::Value {
     serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns, "uid": format!("uid-{ns}-{name}"), "creationTimestamp": "2024-01-01T00:00:00Z"}, "spec": {"nodeName": "n1"}, "status": {"phase": "Running"}})
@@ -27,7 +27,7 @@ fn decompression_bomb_stops_at_the_limit() {
     assert!(tarball.len() < 2 << 20, "test archive is small: {}", tarball.len());
     let mut opts = Options::default();
     opts.limits.max_archive_bytes = 16 << 20;
-    match load_archive_reader("bomb.tar.gz", &tarball[..], &opts) {
+    match load_archive_bytes("bomb.tar.gz", &tarball[..], &opts) {
         Ok(s) => {
             assert!(s.source.warnings.iter().any(|w| w.contains("decompressed size limit")), "{:?}", s.source.warnings)
         }

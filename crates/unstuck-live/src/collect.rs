@@ -56,6 +56,42 @@ fn list_kind(stem: &str) -> &'static str {
     unstuck_ingest::KINDS.iter().find(|(k, _)| *k == stem).map(|(_, l)| *l).unwrap_or("List")
 }
 
+/// The layout `collect` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BundleLayout {
+    /// `kubectl cluster-info dump` (`nodes.json`, `<ns>/<kind>.json`) with `_nodes/<node>/<file>`.
+    #[default]
+    ClusterInfoDump,
+    /// Troubleshoot's support bundle (`support-bundle-<time>/cluster-resources/<kind>/<ns>.json`,
+    /// `host-collectors/<node>/journald/<unit>.txt`), so a vendor's tooling can read it.
+    SupportBundle,
+}
+
+/// Troubleshoot's directory for a kind (pkg/constants: `pvcs` for PersistentVolumeClaims).
+fn support_bundle_dir(stem: &str) -> &str {
+    match stem {
+        "persistentvolumeclaims" => "pvcs",
+        s => s,
+    }
+}
+
+/// The `kind`/`apiVersion` Troubleshoot sets on every item (the API server's list items carry none).
+fn item_type(stem: &str) -> (&'static str, &'static str) {
+    match stem {
+        "nodes" => ("Node", "v1"),
+        "pods" => ("Pod", "v1"),
+        "events" => ("Event", "v1"),
+        "deployments" => ("Deployment", "apps/v1"),
+        "replicasets" => ("ReplicaSet", "apps/v1"),
+        "statefulsets" => ("StatefulSet", "apps/v1"),
+        "daemonsets" => ("DaemonSet", "apps/v1"),
+        "jobs" => ("Job", "batch/v1"),
+        "persistentvolumeclaims" => ("PersistentVolumeClaim", "v1"),
+        "leases" => ("Lease", "coordination.k8s.io/v1"),
+        _ => ("", ""),
+    }
+}
+
 /// Collect into `out` (a .tar.gz). `log_nodes`: nodes whose logs to fetch.
 /// `local_logs`: a directory laid out as `DIR/<node>/<file>` to include instead of fetching node logs.
 pub async fn collect_bundle(
@@ -64,6 +100,7 @@ pub async fn collect_bundle(
     redact_values: bool,
     log_nodes: &[String],
     local_logs: Option<&Path>,
+    layout: BundleLayout,
 ) -> Result<CollectStats, LiveError> {
     let mut stats = CollectStats::default();
     let mut files: BTreeMap<String, Vec<Value>> = BTreeMap::new();
@@ -96,23 +133,33 @@ pub async fn collect_bundle(
             if redact_values {
                 redact(&mut it, &mut stats.redacted_values);
             }
-            let key = if *stem == "nodes" {
-                "nodes.json".to_string()
-            } else {
-                let ns = it.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
-                format!("{ns}/{stem}.json")
+            let ns = it.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_string();
+            let key = match (layout, *stem) {
+                (BundleLayout::ClusterInfoDump, "nodes") => "nodes.json".to_string(),
+                (BundleLayout::ClusterInfoDump, _) => format!("{ns}/{stem}.json"),
+                (BundleLayout::SupportBundle, "nodes") => "cluster-resources/nodes.json".to_string(),
+                (BundleLayout::SupportBundle, _) => format!("cluster-resources/{}/{ns}.json", support_bundle_dir(stem)),
             };
+            if layout == BundleLayout::SupportBundle {
+                let (kind, api_version) = item_type(stem);
+                if let Some(o) = it.as_object_mut() {
+                    o.insert("kind".into(), json!(kind));
+                    o.insert("apiVersion".into(), json!(api_version));
+                }
+            }
             stats.objects += 1;
             files.entry(key).or_default().push(it);
         }
     }
     // cluster-info dump writes these per namespace even when empty.
-    let namespaces: Vec<String> =
-        files.keys().filter_map(|k| k.split_once('/').map(|(ns, _)| ns.to_string())).collect();
-    for ns in namespaces {
-        for stem in ["pods", "events", "deployments", "replicasets", "daemonsets"] {
-            if present.contains(&stem) {
-                files.entry(format!("{ns}/{stem}.json")).or_default();
+    if layout == BundleLayout::ClusterInfoDump {
+        let namespaces: Vec<String> =
+            files.keys().filter_map(|k| k.split_once('/').map(|(ns, _)| ns.to_string())).collect();
+        for ns in namespaces {
+            for stem in ["pods", "events", "deployments", "replicasets", "daemonsets"] {
+                if present.contains(&stem) {
+                    files.entry(format!("{ns}/{stem}.json")).or_default();
+                }
             }
         }
     }
@@ -139,6 +186,12 @@ pub async fn collect_bundle(
         "redacted": redact_values,
         "kinds": present,
     });
+    let captured = jiff::Timestamp::now();
+    // Troubleshoot's archive has one top directory named after its time (`2006-01-02T15_04_05`).
+    let top = match layout {
+        BundleLayout::ClusterInfoDump => String::new(),
+        BundleLayout::SupportBundle => format!("support-bundle-{}/", captured.strftime("%Y-%m-%dT%H_%M_%S")),
+    };
     // Write to a temporary file next to the target, then rename: never a half-written bundle.
     let part = out.with_extension("tar.gz.part");
     let result = (|| -> std::io::Result<usize> {
@@ -149,13 +202,34 @@ pub async fn collect_bundle(
             let mut h = tar::Header::new_gnu();
             h.set_size(data.len() as u64);
             h.set_mode(0o644);
-            h.set_mtime(jiff::Timestamp::now().as_second().max(0) as u64);
+            h.set_mtime(captured.as_second().max(0) as u64);
             h.set_cksum();
-            tar.append_data(&mut h, name, data)
+            tar.append_data(&mut h, format!("{top}{name}"), data)
         };
         add("unstuck-bundle.json", &serde_json::to_vec_pretty(&manifest)?)?;
+        if layout == BundleLayout::SupportBundle {
+            let v = format!(
+                "apiVersion: troubleshoot.sh/v1beta2\nkind: SupportBundle\nspec:\n  versionNumber: unstuck-{}\n",
+                env!("CARGO_PKG_VERSION")
+            );
+            add("version.yaml", v.as_bytes())?;
+            if let Some(v) = &version {
+                let git = v.get("gitVersion").cloned().unwrap_or(Value::Null);
+                add(
+                    "cluster-info/cluster_version.json",
+                    &serde_json::to_vec_pretty(&json!({"info": v, "string": git}))?,
+                )?;
+            }
+        }
         for (name, items) in &files {
-            let stem = name.rsplit('/').next().unwrap_or("").trim_end_matches(".json");
+            let stem = match layout {
+                BundleLayout::ClusterInfoDump => name.rsplit('/').next().unwrap_or("").trim_end_matches(".json"),
+                BundleLayout::SupportBundle => match name.split('/').nth(1).unwrap_or("") {
+                    "nodes.json" => "nodes",
+                    "pvcs" => "persistentvolumeclaims",
+                    d => d,
+                },
+            };
             let list = json!({"kind": list_kind(stem), "apiVersion": "v1", "metadata": {}, "items": items});
             add(name, &serde_json::to_vec_pretty(&list)?)?;
         }
@@ -170,10 +244,17 @@ pub async fn collect_bundle(
                         continue;
                     }
                     let data = std::fs::read(f.path())?;
-                    add(
-                        &format!("_nodes/{}/{}", node.file_name().to_string_lossy(), f.file_name().to_string_lossy()),
-                        &data,
-                    )?;
+                    let (n, file) =
+                        (node.file_name().to_string_lossy().into_owned(), f.file_name().to_string_lossy().into_owned());
+                    let name = match layout {
+                        BundleLayout::ClusterInfoDump => format!("_nodes/{n}/{file}"),
+                        // As Troubleshoot's remote journald host collector names a node's unit log.
+                        BundleLayout::SupportBundle => {
+                            let stem = file.split('.').next().unwrap_or(&file);
+                            format!("host-collectors/{n}/journald/{stem}.txt")
+                        }
+                    };
+                    add(&name, &data)?;
                     logs += 1;
                 }
             }

@@ -16,7 +16,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use unstuck_ingest::{Collector, Options};
 use unstuck_model::Snapshot;
 
-pub use collect::{collect_bundle, CollectStats};
+pub use collect::{collect_bundle, BundleLayout, CollectStats};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {

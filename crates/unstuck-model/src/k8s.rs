@@ -533,6 +533,10 @@ pub struct Node {
 #[serde(rename_all = "camelCase", default)]
 pub struct NodeSpec {
     pub unschedulable: bool,
+    /// `aws:///us-east-1a/i-0abc…`, `azure:///subscriptions/…`: names the machine a single-node
+    /// collector (the EKS log collector) ran on.
+    #[serde(rename = "providerID")]
+    pub provider_id: Str,
     #[serde(deserialize_with = "slim_vec")]
     pub taints: Vec<Taint>,
 }

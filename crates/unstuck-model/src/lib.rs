@@ -5,10 +5,12 @@
 //! deserializes straight from Kubernetes JSON: every unknown field (managedFields, env, probes, …) is
 //! skipped by serde instead of being kept.
 
+mod facts;
 mod k8s;
 mod logs;
 mod snapshot;
 
+pub use facts::*;
 pub use k8s::*;
 pub use logs::*;
 pub use snapshot::*;

@@ -39,6 +39,10 @@ pub struct Source {
     pub log_time_zone: Option<String>,
     /// Number of node log files read.
     pub log_files: usize,
+    /// The input format recognised by its layout (`cluster-info dump`, `support bundle`, `must-gather`…).
+    pub format: Option<String>,
+    /// What the recognised format was expected to hold and did not (a half-copied archive).
+    pub missing: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -56,6 +60,8 @@ pub struct Snapshot {
     pub pvcs: Vec<Pvc>,
     pub leases: Vec<Lease>,
     pub log_hits: Vec<LogHit>,
+    /// What node-side collectors recorded about nodes (process counts, limits, mounts, runtime listings).
+    pub node_facts: Vec<crate::NodeFacts>,
     /// Whole pod objects as read, kept only when asked for (the upgrade predictor needs full container specs).
     pub raw_pods: Vec<serde_json::Value>,
     pub source: Source,

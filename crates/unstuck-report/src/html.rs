@@ -27,6 +27,7 @@ fn svg_timeline(f: &Finding, now: Time) -> String {
                     EvidenceSource::Api => "api",
                     EvidenceSource::Event => "event",
                     EvidenceSource::Log => "log",
+                    EvidenceSource::Node => "node",
                 };
                 (t, kind, e.text.clone())
             })

@@ -45,6 +45,30 @@ pub struct Input {
     pub log_files: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log_time_zone: Option<String>,
+    /// The layout recognised (`cluster-info dump`, `support bundle (Troubleshoot)`, `must-gather`…).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// What that layout normally holds and this input did not (a half-copied archive).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
+    /// Nodes with facts read off the node itself (process counts, limits, mounts, runtime listings).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_facts: Vec<String>,
+}
+
+impl Input {
+    /// A one-line description of a recognised layout other than unstuck's own (for the text formats).
+    pub fn layout_line(&self) -> Option<String> {
+        let f = self.format.as_deref().filter(|f| *f != "cluster-info dump")?;
+        let mut s = format!("input read as {f}");
+        if !self.node_facts.is_empty() {
+            s.push_str(&format!("; node facts for {}", self.node_facts.join(", ")));
+        }
+        if !self.missing.is_empty() {
+            s.push_str(&format!("; missing: {}", self.missing.join(", ")));
+        }
+        Some(s)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -75,6 +99,9 @@ impl Report {
                 kinds: snap.source.kinds.clone(),
                 log_files: snap.source.log_files,
                 log_time_zone: snap.source.log_time_zone.clone(),
+                format: snap.source.format.clone(),
+                missing: snap.source.missing.clone(),
+                node_facts: snap.node_facts.iter().map(|f| f.node.clone()).collect(),
             },
             warnings: snap.source.warnings.clone(),
             summary: Summary {
@@ -142,6 +169,7 @@ pub(crate) fn evidence_line(e: &unstuck_rules::Evidence) -> String {
         EvidenceSource::Log => {
             format!("log {}:{}", e.file.as_deref().unwrap_or("?"), e.line.map(|l| l.to_string()).unwrap_or_default())
         }
+        EvidenceSource::Node => format!("node {}", e.file.as_deref().unwrap_or("?")),
     };
     if let Some(t) = e.time {
         head.push_str(&format!(" @{}", t.strftime("%Y-%m-%d %H:%M:%S")));

@@ -24,6 +24,9 @@ pub fn render_markdown(r: &Report) -> String {
         r.summary.pods_stuck,
         r.summary.findings
     );
+    if let Some(l) = r.input.layout_line() {
+        let _ = writeln!(o, "{}.\n", md(&l));
+    }
     if !r.warnings.is_empty() {
         let _ = writeln!(o, "**Warnings**\n");
         for w in &r.warnings {

@@ -63,6 +63,9 @@ pub fn render_table(r: &Report, color: bool) -> String {
         r.captured_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
         now_source_text(r.captured_at_source)
     );
+    if let Some(l) = r.input.layout_line() {
+        let _ = writeln!(o, "  {l}");
+    }
     if let Some(tz) = &r.input.log_time_zone {
         let _ = writeln!(o, "  node log times without a zone read as {tz}; years inferred from the capture time");
     }

@@ -40,6 +40,8 @@ pub enum EvidenceSource {
     Event,
     /// A node log line.
     Log,
+    /// A fact read off the node by a collector (process counts, sysctls, mount table, runtime listing).
+    Node,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -66,6 +68,11 @@ pub struct Evidence {
 }
 
 impl Evidence {
+    /// A node fact, citing the collector file it was read from.
+    pub fn node_fact(file: &str, text: impl Into<String>) -> Self {
+        Evidence { source: EvidenceSource::Node, file: Some(file.to_string()), ..Evidence::api(text) }
+    }
+
     pub fn api(text: impl Into<String>) -> Self {
         Evidence {
             source: EvidenceSource::Api,

@@ -33,6 +33,8 @@ pub struct NodeHealth<'a> {
     /// Problem conditions and warning events the API reports about the node (node-problem-detector, kubelet).
     pub problems: Vec<NodeProblem>,
     pub pods_total: usize,
+    /// What a node-side collector recorded about the node (sos report, EKS log collector, host collectors).
+    pub facts: Option<&'a unstuck_model::NodeFacts>,
 }
 
 impl<'a> NodeHealth<'a> {
@@ -75,6 +77,7 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
             hits: ix.node_hits(name).to_vec(),
             problems: node.map(|n| crate::node_problems::of(ix, n, now)).unwrap_or_default(),
             pods_total: ix.pods_by_node.get(name).map_or(0, |v| v.len()),
+            facts: snap.node_facts.iter().find(|f| f.node == name),
         };
         let lease = ix.lease_by_node.get(name).and_then(|l| l.spec.renew_time);
         match node {

@@ -115,6 +115,13 @@ fn parse_op_kind(s: &str) -> Result<unstuck_rules::fix::OpKind, String> {
     })
 }
 
+/// `collect --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CollectFormat {
+    ClusterInfoDump,
+    SupportBundle,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
     /// Diagnose every stuck pod in a bundle (cluster-info dump directory, .tar.gz, or kubectl -o json/yaml files).
@@ -183,6 +190,10 @@ pub enum Cmd {
         /// Only this namespace.
         #[arg(short = 'n', long = "namespace", value_name = "NS")]
         namespace: Option<String>,
+        /// Layout of the archive: `cluster-info-dump` (unstuck's own) or `support-bundle` (Troubleshoot's,
+        /// for a vendor's tooling; `unstuck diagnose` reads both).
+        #[arg(long, value_enum, default_value = "cluster-info-dump")]
+        format: CollectFormat,
     },
     /// Watch the cluster and serve its findings: Prometheus metrics (/metrics), the JSON report
     /// (/findings), the HTML report (/), /readyz and /healthz. Read-only; see docs/serve.md.
@@ -402,8 +413,12 @@ pub fn run(cli: Cli) -> Result<u8> {
             let a = crate::fix::FixArgs { paths, plan, apply, confirm, allow, audit_log, output };
             crate::fix::run(a, &select, &input, &live)
         }
-        Cmd::Collect { output, no_redact, all_node_logs, live, namespace } => {
-            crate::live::collect(&live, namespace, &output, !no_redact, all_node_logs)
+        Cmd::Collect { output, no_redact, all_node_logs, live, namespace, format } => {
+            let layout = match format {
+                CollectFormat::ClusterInfoDump => unstuck_live::BundleLayout::ClusterInfoDump,
+                CollectFormat::SupportBundle => unstuck_live::BundleLayout::SupportBundle,
+            };
+            crate::live::collect(&live, namespace, &output, !no_redact, all_node_logs, layout)
         }
         Cmd::Serve {
             listen,

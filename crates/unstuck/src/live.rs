@@ -119,7 +119,14 @@ pub fn snapshot(a: &LiveArgs, namespace: Option<String>, opts: &Options, cfg: &C
     Session::connect(a, namespace)?.snapshot(a, opts, cfg)
 }
 
-pub fn collect(a: &LiveArgs, namespace: Option<String>, out: &Path, redact: bool, all_logs: bool) -> Result<u8> {
+pub fn collect(
+    a: &LiveArgs,
+    namespace: Option<String>,
+    out: &Path,
+    redact: bool,
+    all_logs: bool,
+    layout: unstuck_live::BundleLayout,
+) -> Result<u8> {
     let rt = runtime()?;
     rt.block_on(async {
         let live = Live::connect(&live_options(a, namespace)).await?;
@@ -133,7 +140,7 @@ pub fn collect(a: &LiveArgs, namespace: Option<String>, out: &Path, redact: bool
         };
         nodes.sort();
         nodes.dedup();
-        let stats = unstuck_live::collect_bundle(&live, out, redact, &nodes, a.node_logs.as_deref()).await?;
+        let stats = unstuck_live::collect_bundle(&live, out, redact, &nodes, a.node_logs.as_deref(), layout).await?;
         eprintln!(
             "collected {} objects into {} ({} API calls, {} node log files{}){}",
             stats.objects,

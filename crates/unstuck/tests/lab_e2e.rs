@@ -202,6 +202,34 @@ fn lab_end_to_end() {
     assert_eq!(code, 1);
     let bundle_set = findings(&serde_json::from_str(&out).unwrap());
     assert_eq!(bundle_set, live_set, "collected bundle and live diagnose disagree");
+    // The same collection in Troubleshoot's layout (for a vendor's tooling) reads back the same.
+    let sb = tmp.path().join("support-bundle.tar.gz");
+    let (code, _, err) = run(&[
+        "collect",
+        "--format",
+        "support-bundle",
+        "--kubeconfig",
+        cp.kubeconfig.to_str().unwrap(),
+        "--node-logs",
+        logs.to_str().unwrap(),
+        "-o",
+        sb.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let listing = std::process::Command::new("tar").arg("tzf").arg(&sb).output().unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    assert!(
+        listing.lines().any(|l| l.starts_with("support-bundle-") && l.ends_with("/cluster-resources/nodes.json")),
+        "{listing}"
+    );
+    assert!(listing.lines().any(|l| l.contains("/cluster-resources/pods/")), "{listing}");
+    assert!(listing.lines().any(|l| l.contains("/host-collectors/") && l.contains("/journald/")), "{listing}");
+    let (code, out, _) = run(&["diagnose", sb.to_str().unwrap(), "--stuck-after", "1s", "-o", "json"]);
+    assert_eq!(code, 1);
+    let sb_report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(sb_report["input"]["format"], "support bundle (Troubleshoot)");
+    assert_eq!(findings(&sb_report), live_set, "support-bundle layout and live diagnose disagree");
+    println!("collect: --format support-bundle reads back with the same findings");
     // Without --node-logs, collect pulls node logs through the kubelet log API where nodes answer.
     if !cfg.node_ip.is_loopback() {
         let bundle2 = tmp.path().join("bundle-api-logs.tar.gz");

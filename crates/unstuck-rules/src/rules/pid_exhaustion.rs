@@ -19,7 +19,9 @@ declare_rule! {
     ///
     /// ## Evidence
     /// `/var/log/messages`, dockerd/containerd and kubelet lines with the signatures above, attributed to
-    /// the node; the node's `PIDPressure` condition.
+    /// the node; the node's `PIDPressure` condition; where a support archive carries them (sos report,
+    /// EKS log collector, host collectors), the node's own process/thread count at 90% or more of
+    /// `kernel.pid_max` or `kernel.threads-max`, citing the `ps` and `sysctl` files.
     ///
     /// ## Remediation
     /// 1. Cordon the node.
@@ -47,6 +49,18 @@ fn signals<'a>(h: &NodeHealth<'a>) -> (Vec<&'a unstuck_model::LogHit>, bool) {
     (h.hits_for(RULE.id), h.condition_true("PIDPressure") || taint)
 }
 
+/// The node's own process listing against its limits (a collector's `ps` and `sysctl`): tasks at 90%
+/// or more of the lower of `kernel.pid_max` and `kernel.threads-max`.
+fn near_limit(h: &NodeHealth<'_>) -> Option<Evidence> {
+    let (used, used_file, limit, name, limit_file) = h.facts?.task_pressure()?;
+    (limit > 0 && used * 10 >= limit * 9).then(|| {
+        Evidence::node_fact(
+            used_file,
+            format!("{used} tasks on node {} ({used_file}) against {name} = {limit} ({limit_file})", h.name),
+        )
+    })
+}
+
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     // A crash-looping pod counts only when its own failure says it could not fork.
     let crash = matches!(sp.state, StuckState::CrashLoop | StuckState::Waiting(_));
@@ -56,14 +70,16 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let node = sp.pod.spec.node_name.as_str();
     let h = cx.node_health(node)?;
     let (hits, pressure) = signals(h);
+    let full = near_limit(h);
     // The same errors inside the pod's events and container states (a FailedMount whose mount could
     // not fork, an exec probe, a termination message).
     let text = text_evidence(cx, sp.pod, RULE.id, 3);
-    if (hits.is_empty() && !pressure || crash) && text.is_empty() {
+    if (hits.is_empty() && !pressure && full.is_none() || crash) && text.is_empty() {
         return None;
     }
     let mut evidence = text;
     evidence.extend(logs_evidence(&hits, 4));
+    evidence.extend(full);
     if pressure {
         evidence.push(Evidence::api(format!("node {node} reports PIDPressure (condition or taint)")));
     }
@@ -88,10 +104,12 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
 
 fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Option<Cause> {
     let (hits, pressure) = signals(h);
-    if hits.is_empty() && !pressure {
+    let full = near_limit(h);
+    if hits.is_empty() && !pressure && full.is_none() {
         return None;
     }
     let mut evidence = logs_evidence(&hits, 5);
+    evidence.extend(full);
     if pressure {
         evidence.push(Evidence::api(format!("node {} reports PIDPressure (condition or taint)", h.name)));
     }

@@ -113,11 +113,16 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             .into_iter()
             .filter(|e| !e.message.contains("DeadlineExceeded")),
     );
+    // A kill that failed in the network plugin's teardown is the CNI's (sandbox-network-failure), not a
+    // hung runtime: those events are neither cited nor read for runtime signs.
+    let cni = super::sandbox_network_failure::cni_teardown_events(cx, pod);
+    events.retain(|e| !cni.iter().any(|c| std::ptr::eq(*c, *e)));
+    let skip: Vec<&unstuck_model::Event> = events.iter().chain(&cni).copied().collect();
     let nodewide = node_signals_for_stuck(h);
     let nr = not_ready_runtime(h);
     let reported = h.problems_for(RULE.id);
     // Runtime timeouts in the pod's other events and container states.
-    let text = crate::text_signals::text_evidence_except(cx, pod, RULE.id, 2, &events);
+    let text = crate::text_signals::text_evidence_except(cx, pod, RULE.id, 2, &skip);
     if own.is_empty()
         && events.is_empty()
         && nodewide.is_empty()
@@ -135,6 +140,18 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         evidence.push(Evidence::api(format!("node {node} {m}")));
     }
     evidence.extend(reported.iter().take(2).cloned());
+    // The runtime's own listing (a support archive's `crictl ps -a` / `docker ps -a`): the pod's
+    // containers still running after the deletion.
+    if let Some(f) = h.facts.filter(|_| sp.state.is_terminating()) {
+        let file = f.containers_file.as_deref().unwrap_or("runtime listing");
+        let name = pod.metadata.name.as_str();
+        for c in f.containers.iter().filter(|c| c.is_running() && (c.pod == name || c.name.contains(name))).take(2) {
+            evidence.push(Evidence::node_fact(
+                file,
+                format!("the runtime still lists container {} ({}) of this pod as {}", c.name, c.id, c.state),
+            ));
+        }
+    }
     let mut steps = vec![cordon(cx, node, "Stop new pods landing on the node"), restart_runtime(node, h.runtime())];
     finish_deletion(
         pod,

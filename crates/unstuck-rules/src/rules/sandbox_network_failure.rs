@@ -43,6 +43,23 @@ fn node_not_ready_network(h: &NodeHealth<'_>) -> Option<String> {
         .then(|| m.clone())
 }
 
+/// A failed sandbox kill whose error is the network plugin's teardown (`networkPlugin cni failed to
+/// teardown pod`, `failed to destroy network for sandbox`, a CNI plugin's `failed (delete)`): the runtime
+/// answered, the CNI plugin did not let go.
+pub(crate) fn is_cni_teardown(msg: &str) -> bool {
+    ["failed to teardown pod", "failed to destroy network for sandbox", "failed (delete)", "error invoking ConflistDel"]
+        .iter()
+        .any(|n| msg.contains(n))
+}
+
+/// The pod's `FailedKillPod` / `FailedSync` events whose error is a CNI teardown failure.
+pub(crate) fn cni_teardown_events<'a>(cx: &Cx<'a>, pod: &unstuck_model::Pod) -> Vec<&'a unstuck_model::Event> {
+    pod_events_with(cx, pod, &["FailedKillPod", "FailedSync"], None)
+        .into_iter()
+        .filter(|e| is_cni_teardown(&e.message))
+        .collect()
+}
+
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if !sp.state.is_creating() && !matches!(sp.state, crate::StuckState::Terminating) {
         return None;
@@ -50,7 +67,10 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
     // NetworkNotReady: the kubelet's event on a pod waiting for the node's network plugin.
-    let events = pod_events_with(cx, pod, &["FailedCreatePodSandBox", "NetworkNotReady"], None);
+    let mut events = pod_events_with(cx, pod, &["FailedCreatePodSandBox", "NetworkNotReady"], None);
+    if sp.state.is_terminating() {
+        events.extend(cni_teardown_events(cx, pod));
+    }
     let own = pod_hits(cx, pod, RULE.id);
     let nodewide = cx.node_health(node).and_then(node_not_ready_network);
     // Lines on the node that name no pod we know (the network plugin is not ready; a redacted or

@@ -22,7 +22,8 @@ declare_rule! {
     /// ## Evidence
     /// Node log lines (kubelet, kernel, dockerd) attributed to the pod by UID, name or container ID, the
     /// pod's network volumes (`nfs`, `glusterfs`, `cephfs`, `rbd`, `iscsi`); node-problem-detector's
-    /// `TaskHung` events and `KernelDeadlock` condition about a hung unmount.
+    /// `TaskHung` events and `KernelDeadlock` condition about a hung unmount; where a support archive
+    /// carries the node's mount table, the pod's network mounts still mounted.
     ///
     /// ## Remediation
     /// 1. On the node, find the stuck mount (`mount | grep POD-UID`) and bring its server back.
@@ -56,6 +57,18 @@ pub(crate) fn network_volumes(sp: &StuckPod<'_>) -> Vec<String> {
         .collect()
 }
 
+/// The pod's network mounts the node's mount table still lists (node facts from a support archive).
+fn still_mounted(cx: &Cx<'_>, pod: &unstuck_model::Pod) -> Vec<Evidence> {
+    let Some(f) = cx.node_health(&pod.spec.node_name).and_then(|h| h.facts) else { return Vec::new() };
+    let file = f.mounts_file.as_deref().unwrap_or("mount table");
+    f.mounts
+        .iter()
+        .filter(|m| m.is_network() && m.pod_uid() == Some(pod.metadata.uid.as_str()))
+        .take(3)
+        .map(|m| Evidence::node_fact(file, format!("still mounted: {} on {} type {}", m.source, m.target, m.fstype)))
+        .collect()
+}
+
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if !sp.state.is_terminating() {
         return None;
@@ -74,7 +87,10 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         })
         .unwrap_or_default();
     let reported = cx.node_health(node).map(|h| h.problems_for(RULE.id)).unwrap_or_default();
-    let by_node = !netvols.is_empty() && (!node_hits.is_empty() || !reported.is_empty());
+    // The node's mount table (a support archive's `/proc/mounts` or `mount`): the pod's network mounts
+    // still there, long after the pod was deleted.
+    let still_mounted = still_mounted(cx, pod);
+    let by_node = !netvols.is_empty() && (!node_hits.is_empty() || !reported.is_empty() || !still_mounted.is_empty());
     // Teardown errors on the node that name no pod we know: a redacted line, or a CSI node plugin's
     // own log (NodeUnpublishVolume, rbd unmap), which speaks of volumes, not pods. Orphaned-pod lines
     // are about pods already gone from the API, not this one.
@@ -106,6 +122,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         evidence.extend(logs_evidence(&node_hits, 3));
         evidence.extend(reported.into_iter().take(2));
     }
+    evidence.extend(still_mounted);
     let mut steps = vec![StepDraft::host(
         node,
         "On the node, find the pod's mounts that do not unmount, and check their server",

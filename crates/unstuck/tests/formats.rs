@@ -1,0 +1,283 @@
+//! The archives people already have (issue 16): each format's fixture (crates/unstuck-ingest/tests/
+//! data/formats/<format>/, a reproduction of the tool's exact layout, see its PROVENANCE.md) is read as a
+//! user would hand it over — a directory, or packed the way the tool packs it (tar.gz with or without a
+//! top directory, tar.xz, tar.zst, zip) — and diagnosed by the real binary. Every fixture holds the same
+//! incident: pod shop/web-6d9f7c8b5d-q7x2k stuck Terminating on ip-10-0-1-23.ec2.internal (its NFS mount
+//! hangs and the runtime times out killing it), blocking the Recreate Deployment shop/web.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+const POD: &str = "web-6d9f7c8b5d-q7x2k";
+const NODE: &str = "ip-10-0-1-23.ec2.internal";
+
+fn fixtures() -> PathBuf {
+    common::root().join("crates/unstuck-ingest/tests/data/formats")
+}
+
+fn diagnose(paths: &[&Path]) -> (i32, Value, String) {
+    let mut args = vec!["diagnose".to_string()];
+    args.extend(paths.iter().map(|p| p.display().to_string()));
+    args.extend(["-o".into(), "json".into()]);
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = common::run(&a);
+    let v = serde_json::from_str(&out).unwrap_or(Value::Null);
+    (code, v, err)
+}
+
+/// The stuck pod's finding: (rule, evidence sources with their files).
+fn pod_finding(r: &Value) -> (String, Vec<(String, String)>) {
+    let f = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["subject"]["kind"] == "Pod" && f["subject"]["name"] == POD)
+        .unwrap_or_else(|| panic!("no finding for {POD}: {r:#}"));
+    assert_eq!(f["subject"]["node"], NODE, "{f:#}");
+    let ev = f["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["source"].as_str().unwrap().to_string(), e["file"].as_str().unwrap_or("").to_string()))
+        .collect();
+    (f["rule"].as_str().unwrap().to_string(), ev)
+}
+
+fn blocks_rollout(r: &Value) -> bool {
+    r["findings"].as_array().unwrap().iter().any(|f| {
+        f["rule"] == "rollout-blocked-by-terminating"
+            && f["subject"]["kind"] == "Deployment"
+            && f["subject"]["name"] == "web"
+    })
+}
+
+/// The cause is one of the incident's two (the hung NFS mount, the runtime that cannot kill), never unknown.
+fn assert_incident(r: &Value, what: &str) -> Vec<(String, String)> {
+    let (rule, ev) = pod_finding(r);
+    assert!(matches!(rule.as_str(), "volume-unmount-hang" | "runtime-unresponsive"), "{what}: {rule}: {ev:?}");
+    assert!(blocks_rollout(r), "{what}: the blocked Recreate rollout is not reported");
+    ev
+}
+
+fn tar_of(dir: &Path, top: Option<&str>) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    b.follow_symlinks(false);
+    match top {
+        Some(t) => b.append_dir_all(t, dir).unwrap(),
+        // The EKS collector's own tarball: `tar --directory=… .`, entries `./kubelet/kubelet.log`.
+        None => b.append_dir_all(".", dir).unwrap(),
+    }
+    b.into_inner().unwrap()
+}
+
+fn gz(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn xz(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    lzma_rs::xz_compress(&mut &bytes[..], &mut out).unwrap();
+    out
+}
+
+fn zst(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    ruzstd::encoding::compress(bytes, &mut out, ruzstd::encoding::CompressionLevel::Fastest);
+    out
+}
+
+fn zip_of(dir: &Path, top: &str) -> Vec<u8> {
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let rel = format!("{top}/{}", p.strip_prefix(dir).unwrap().display());
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else if e.file_type().unwrap().is_file() {
+                z.start_file(rel, opts).unwrap();
+                z.write_all(&std::fs::read(&p).unwrap()).unwrap();
+            }
+        }
+    }
+    z.finish().unwrap().into_inner()
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.path().join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn only_dir(p: &Path) -> PathBuf {
+    let mut dirs: Vec<PathBuf> =
+        std::fs::read_dir(p).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    assert_eq!(dirs.len(), 1, "{}: {dirs:?}", p.display());
+    dirs.pop().unwrap()
+}
+
+#[test]
+fn support_bundle_directory_and_tar_gz() {
+    let f = fixtures().join("support-bundle");
+    let (code, r, err) = diagnose(&[&f]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(r["input"]["format"], "support bundle (Troubleshoot)");
+    assert!(r["input"].get("missing").is_none(), "{:#}", r["input"]);
+    let ev = assert_incident(&r, "support bundle");
+    // Node logs from the in-cluster host collectors, named after their node, and the node's mount table.
+    assert!(ev.iter().any(|(s, f)| s == "log" && f.starts_with("host-collectors/ip-10-0-1-23")), "{ev:?}");
+    assert!(ev.iter().any(|(s, f)| s == "node" && f.contains("mounts")), "{ev:?}");
+    assert_eq!(r["input"]["nodeFacts"][0], NODE);
+    // As Troubleshoot writes it: one tar.gz with a top directory named after the archive.
+    let top = only_dir(&f);
+    let name = top.file_name().unwrap().to_str().unwrap();
+    let t = tempfile::tempdir().unwrap();
+    let a = write(&t, &format!("{name}.tar.gz"), &gz(&tar_of(&top, Some(name))));
+    let (code, ra, err) = diagnose(&[&a]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(ra["input"]["format"], r["input"]["format"]);
+    assert_eq!(pod_finding(&ra).0, pod_finding(&r).0, "the archive is read as the directory is");
+    assert_eq!(ra["summary"], r["summary"]);
+    // And as tar.zst.
+    let z = write(&t, &format!("{name}.tar.zst"), &zst(&tar_of(&top, Some(name))));
+    let (code, rz, err) = diagnose(&[&z]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(rz["summary"], r["summary"]);
+}
+
+#[test]
+fn must_gather_merged_journal_is_split_by_host() {
+    let f = fixtures().join("must-gather");
+    let (code, r, err) = diagnose(&[&f]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(r["input"]["format"], "must-gather");
+    let ev = assert_incident(&r, "must-gather");
+    // host_service_logs/workers/kubelet_service.log merges every worker's journal; its lines name the
+    // node by short host name, which is matched to the Node's FQDN.
+    assert!(ev.iter().any(|(s, f)| s == "log" && f == "host_service_logs/workers/kubelet_service.log"), "{ev:?}");
+    // Users tar the directory themselves.
+    let t = tempfile::tempdir().unwrap();
+    let top = only_dir(&f);
+    let a = write(&t, "must-gather.tar.gz", &gz(&tar_of(&top, Some("must-gather.local.5281731930372651846"))));
+    let (code, ra, err) = diagnose(&[&a]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(ra["summary"], r["summary"]);
+}
+
+#[test]
+fn eks_log_collector_tarball_without_top_directory() {
+    let f = fixtures().join("eks-log-collector");
+    let dir = only_dir(&f);
+    let name = dir.file_name().unwrap().to_str().unwrap().to_string();
+    let t = tempfile::tempdir().unwrap();
+    let a = write(&t, &format!("{name}.tar.gz"), &gz(&tar_of(&dir, None)));
+    let (code, r, err) = diagnose(&[&f.join("kubectl-get.yaml"), &a]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(r["input"]["format"], "EKS log collector");
+    // The collector's host is named from system/instance-id.txt and the Node's providerID.
+    assert_eq!(r["input"]["nodeFacts"][0], NODE, "{:#}", r["input"]);
+    let ev = assert_incident(&r, "EKS");
+    assert!(ev.iter().any(|(s, f)| s == "node" && f == "storage/mounts.txt"), "{ev:?}");
+    assert!(ev.iter().any(|(s, f)| s == "log" && f.starts_with("kernel/dmesg")), "{ev:?}");
+}
+
+#[test]
+fn sos_report_tar_xz_with_kubectl_output() {
+    let f = fixtures().join("sos-report");
+    let top = only_dir(&f);
+    let name = top.file_name().unwrap().to_str().unwrap().to_string();
+    let t = tempfile::tempdir().unwrap();
+    let a = write(&t, &format!("{name}.tar.xz"), &xz(&tar_of(&top, Some(&name))));
+    let (code, r, err) = diagnose(&[&f.join("kubectl-get.yaml"), &a]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(r["input"]["format"], "sos report");
+    assert_eq!(r["input"]["nodeFacts"][0], NODE, "the host is named by sos_commands/host/hostname");
+    let ev = assert_incident(&r, "sos");
+    assert!(ev.iter().any(|(s, f)| s == "log" && f.starts_with("sos_commands/")), "{ev:?}");
+    // The root symlinks sos writes (ps, mount, hostname…) are not followed.
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn kind_logs_as_zip_and_aks_periscope_directory() {
+    let f = fixtures().join("kind-logs");
+    let t = tempfile::tempdir().unwrap();
+    let a = write(&t, "kind-logs.zip", &zip_of(&f.join("logs"), "logs"));
+    let (code, r, err) = diagnose(&[&f.join("kubectl-get.yaml"), &a]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(r["input"]["format"], "node log directories (kind export logs, k3s, RKE2)");
+    let ev = assert_incident(&r, "kind");
+    assert!(ev.iter().any(|(s, f)| s == "log" && f.starts_with(&format!("logs/{NODE}/"))), "{ev:?}");
+
+    let p = fixtures().join("aks-periscope");
+    let run = only_dir(&p);
+    let (code, r, err) = diagnose(&[&p.join("kubectl-get.yaml"), &run]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(r["input"]["format"], "AKS Periscope");
+    let ev = assert_incident(&r, "periscope");
+    assert!(ev.iter().any(|(s, f)| s == "log" && f.ends_with("/kubelet")), "{ev:?}");
+}
+
+#[test]
+fn half_copied_archives_are_analysed_with_what_is_missing() {
+    for (name, missing, args) in [
+        ("support-bundle-partial", "node logs", vec![]),
+        ("must-gather-partial", "node logs", vec![]),
+        ("kind-logs-partial", "", vec!["kubectl-get.yaml", "logs"]),
+        ("sos-report-partial", "", vec![]),
+    ] {
+        let f = fixtures().join(name);
+        let paths: Vec<PathBuf> =
+            if args.is_empty() { vec![f.clone()] } else { args.iter().map(|a| f.join(a)).collect() };
+        let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let (code, r, err) = diagnose(&refs);
+        if name == "sos-report-partial" {
+            // A worker's sos report alone has no API objects: nothing to diagnose pods with, said so.
+            assert!(code == 0 || code == 1, "{name}: {err}");
+            assert!(r["findings"].as_array().unwrap().iter().all(|f| f["subject"]["kind"] == "Node"), "{r:#}");
+            assert!(r["warnings"].to_string().contains("partial bundle: no nodes, pods, events"), "{r:#}");
+            continue;
+        }
+        assert_eq!(code, 1, "{name}: {err}");
+        assert_incident(&r, name);
+        if !missing.is_empty() {
+            assert!(r["input"]["missing"].to_string().contains(missing), "{name}: {:#}", r["input"]);
+            assert!(r["warnings"].to_string().contains(&format!("no {missing}")), "{name}: {:#}", r["warnings"]);
+        }
+    }
+}
+
+#[test]
+fn bad_archives_name_the_file() {
+    let t = tempfile::tempdir().unwrap();
+    // A truncated support bundle: what came before the cut is analysed, with a warning.
+    let f = fixtures().join("support-bundle");
+    let top = only_dir(&f);
+    let name = top.file_name().unwrap().to_str().unwrap();
+    let whole = gz(&tar_of(&top, Some(name)));
+    let cut = write(&t, "cut.tar.gz", &whole[..whole.len() * 2 / 3]);
+    let (code, r, err) = diagnose(&[&cut]);
+    assert!(code == 1 || code == 0, "{err}");
+    assert!(r["warnings"].to_string().contains("cut.tar.gz"), "{:#}", r["warnings"]);
+    // A zip that is not one.
+    let bad = write(&t, "bad.zip", b"PK\x03\x04 this is not really a zip archive");
+    let (code, _, err) = diagnose(&[&bad]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.zip") && err.contains("zip"), "{err}");
+    // A directory in no known layout: the formats looked for are listed.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("notes.txt"), "nothing here").unwrap();
+    let (code, _, err) = diagnose(&[d.path()]);
+    assert_eq!(code, 2);
+    for f in ["support bundle", "must-gather", "EKS log collector", "sos report", "kind export logs"] {
+        assert!(err.contains(f), "{f}: {err}");
+    }
+}
