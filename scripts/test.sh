@@ -57,6 +57,10 @@ elif bin=$(scripts/lab-build.sh | tail -n 1) && [ -x "$bin/kube-apiserver" ]; th
     ran+=("lab e2e: passed")
     while IFS= read -r l; do skipped+=("lab e2e: ${l}"); done < <(grep -a "SKIPPED" target/lab-e2e.log || true)
   else ran+=("lab e2e: FAILED"); status=1; fi
+  # serve as deployed: HTTPS, token review, leader election and failover, certificate rotation.
+  if UNSTUCK_LAB_BIN="$bin" cargo test --locked -p unstuck --test lab_serve -- --include-ignored --nocapture 2>&1 | tee target/lab-serve.log; [ "${PIPESTATUS[0]}" = 0 ]; then
+    ran+=("lab serve (auth, TLS, leader election): passed")
+  else ran+=("lab serve (auth, TLS, leader election): FAILED"); status=1; fi
 else
   ran+=("lab build: FAILED"); status=1
 fi

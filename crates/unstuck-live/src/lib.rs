@@ -5,6 +5,8 @@
 
 pub mod apply;
 mod collect;
+pub mod lease;
+pub mod review;
 pub mod watch;
 
 use std::path::{Path, PathBuf};

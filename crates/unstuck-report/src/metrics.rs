@@ -43,6 +43,10 @@ pub struct Metrics {
     synced: Family<Labels, Gauge>,
     events: Family<Labels, Counter>,
     relists: Family<Labels, Counter>,
+    leader: Gauge,
+    /// Whether this replica exports the alert-facing series (stuck_seconds, findings): the
+    /// leader, or the only replica when there is no leader election.
+    alerting: std::sync::atomic::AtomicBool,
     rules: Vec<String>,
     /// Held while findings are replaced and while encoding: a scrape never sees half an update.
     swap: std::sync::Mutex<()>,
@@ -71,15 +75,22 @@ impl Metrics {
             synced: Family::default(),
             events: Family::default(),
             relists: Family::default(),
+            leader: Gauge::default(),
+            alerting: std::sync::atomic::AtomicBool::new(true),
             rules: rules.iter().map(|s| s.to_string()).collect(),
             swap: std::sync::Mutex::new(()),
         };
         r.register(
             "stuck_seconds",
-            "One series per finding (labels rule, severity, kind, namespace, name, node): how long its subject has been stuck, 0 when unknown",
+            "One series per finding (labels rule, severity, kind, namespace, name, node): how long its subject has been stuck, 0 when unknown; only on the leader",
             m.stuck_seconds.clone(),
         );
-        r.register("findings", "Findings by rule and severity", m.findings.clone());
+        r.register("findings", "Findings by rule and severity (only on the leader)", m.findings.clone());
+        r.register(
+            "leader",
+            "1 on the replica that holds the leader lease (or runs without --leader-elect) and exports unstuck_stuck_seconds and unstuck_findings, 0 on the others",
+            m.leader.clone(),
+        );
         r.register("pods_checked", "Pods the last evaluation looked at", m.pods_checked.clone());
         r.register("pods_stuck", "Pods the last evaluation found stuck", m.pods_stuck.clone());
         r.register("nodes_checked", "Nodes the last evaluation looked at", m.nodes_checked.clone());
@@ -94,7 +105,21 @@ impl Metrics {
         let info: Family<Labels, Gauge> = Family::default();
         info.get_or_create(&l(&[("version", env!("CARGO_PKG_VERSION"))])).set(1);
         r.register("build_info", "The unstuck version serving these metrics", info);
+        m.leader.set(1);
         Metrics { registry: r, ..m }
+    }
+
+    /// Whether this replica is the leader: only the leader exports the alert-facing series
+    /// (`unstuck_stuck_seconds`, `unstuck_findings`), so that replicas never report a finding
+    /// twice. Losing leadership removes them at once; the next `observe` as leader fills them.
+    pub fn set_leader(&self, leader: bool) {
+        let _g = self.swap.lock().unwrap_or_else(|p| p.into_inner());
+        self.alerting.store(leader, std::sync::atomic::Ordering::SeqCst);
+        self.leader.set(i64::from(leader));
+        if !leader {
+            self.stuck_seconds.clear();
+            self.findings.clear();
+        }
     }
 
     /// Replace the findings with those of a new report.
@@ -102,12 +127,13 @@ impl Metrics {
         let _g = self.swap.lock().unwrap_or_else(|p| p.into_inner());
         self.stuck_seconds.clear();
         self.findings.clear();
-        for rule in &self.rules {
+        let alerting = self.alerting.load(std::sync::atomic::Ordering::SeqCst);
+        for rule in self.rules.iter().filter(|_| alerting) {
             for sev in ["critical", "error", "warning", "info"] {
                 self.findings.get_or_create(&l(&[("rule", rule), ("severity", sev)])).set(0);
             }
         }
-        for f in &report.findings {
+        for f in report.findings.iter().filter(|_| alerting) {
             let sev = f.severity.as_str();
             let s = &f.subject;
             let labels = l(&[

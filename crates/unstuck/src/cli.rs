@@ -218,6 +218,29 @@ pub enum Cmd {
         /// Do not read node logs.
         #[arg(long)]
         no_logs: bool,
+        /// TLS certificate (PEM, chain first), e.g. mounted from a kubernetes.io/tls Secret; re-read when
+        /// it changes. Without it a self-signed certificate is made at start.
+        #[arg(long, value_name = "PATH", requires = "tls_private_key_file")]
+        tls_cert_file: Option<PathBuf>,
+        /// The private key of --tls-cert-file (PEM).
+        #[arg(long, value_name = "PATH", requires = "tls_cert_file")]
+        tls_private_key_file: Option<PathBuf>,
+        /// Plain HTTP and no authentication (anyone who reaches the port reads the findings): for local use.
+        #[arg(long, conflicts_with_all = ["tls_cert_file", "tls_private_key_file"])]
+        insecure_no_auth: bool,
+        /// Several replicas: the holder of a coordination.k8s.io Lease exports the alert series and
+        /// fetches node logs; every replica serves /findings and /metrics (docs/serve.md).
+        #[arg(long)]
+        leader_elect: bool,
+        /// Name of the Lease.
+        #[arg(long, value_name = "NAME", default_value = "unstuck")]
+        leader_elect_lease_name: String,
+        /// Namespace of the Lease (default: $POD_NAMESPACE, else the service account's namespace, else default).
+        #[arg(long, value_name = "NS")]
+        leader_elect_namespace: Option<String>,
+        /// A leader that stops renewing is replaced after this long.
+        #[arg(long, value_name = "DURATION", default_value = "15s")]
+        leader_elect_lease_duration: String,
         #[command(flatten)]
         live: LiveArgs,
     },
@@ -397,7 +420,23 @@ pub fn run(cli: Cli) -> Result<u8> {
             };
             crate::live::collect(&live, namespace, &output, !no_redact, all_node_logs, layout)
         }
-        Cmd::Serve { listen, interval, log_refresh, select, signatures, log_tz, no_logs, live } => {
+        Cmd::Serve {
+            listen,
+            interval,
+            log_refresh,
+            select,
+            signatures,
+            log_tz,
+            no_logs,
+            tls_cert_file,
+            tls_private_key_file,
+            insecure_no_auth,
+            leader_elect,
+            leader_elect_lease_name,
+            leader_elect_namespace,
+            leader_elect_lease_duration,
+            live,
+        } => {
             let input = InputArgs { now: None, signatures, log_tz, no_logs };
             let opts = ingest_options(&input)?;
             let cfg = select.config()?;
@@ -413,6 +452,16 @@ pub fn run(cli: Cli) -> Result<u8> {
                 interval: positive("--interval", &interval)?,
                 log_refresh: positive("--log-refresh", &log_refresh)?,
                 namespace: crate::live::single_namespace(&cfg),
+                tls: (!insecure_no_auth).then_some((tls_cert_file, tls_private_key_file)),
+                election: leader_elect
+                    .then(|| -> Result<_> {
+                        let duration = positive("--leader-elect-lease-duration", &leader_elect_lease_duration)?;
+                        if duration < std::time::Duration::from_secs(2) {
+                            bail!("--leader-elect-lease-duration {leader_elect_lease_duration:?}: at least 2s");
+                        }
+                        Ok(crate::serve::election_config(leader_elect_lease_name, leader_elect_namespace, duration))
+                    })
+                    .transpose()?,
                 opts,
                 cfg,
             };

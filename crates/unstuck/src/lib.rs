@@ -1,11 +1,13 @@
 //! The `unstuck` command line: parses arguments and wires the library crates together.
 
+mod auth;
 mod cli;
 mod docs;
 mod fix;
 mod live;
 mod serve;
 mod subject;
+mod tls;
 mod upgrade;
 
 use std::ffi::OsString;

@@ -2,7 +2,14 @@
 //! serve the findings as Prometheus metrics, the JSON report and the HTML report.
 //!
 //! Same model, same rules, same report as `diagnose`: the watches fill a store, each evaluation
-//! snapshots it through the bundle reader's Collector. Read-only: serve never changes the cluster.
+//! snapshots it through the bundle reader's Collector. Read-only: serve never changes the cluster
+//! (with --leader-elect it writes one Lease, its own).
+//!
+//! By default HTTPS with bearer-token authentication delegated to the API server (auth.rs, tls.rs);
+//! `--insecure-no-auth` serves plain HTTP to anyone. With `--leader-elect` every replica keeps its
+//! own watches and serves /findings and /metrics, but only the Lease holder exports the
+//! alert-facing series (`unstuck_stuck_seconds`, `unstuck_findings`) and fetches node logs from the
+//! kubelets; all export `unstuck_leader` and their own watch and evaluation metrics.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -15,7 +22,9 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use tokio::sync::watch as chan;
 use unstuck_ingest::Options;
+use unstuck_live::lease::{Elector, LeaseConfig};
 use unstuck_live::watch::{self, lock, Shared};
 use unstuck_live::Live;
 use unstuck_report::metrics::{Metrics, WatchState, CONTENT_TYPE};
@@ -31,6 +40,30 @@ pub struct ServeArgs {
     pub opts: Options,
     pub cfg: Config,
     pub namespace: Option<String>,
+    /// None: plain HTTP without authentication (--insecure-no-auth); else HTTPS with these PEM
+    /// files (certificate, key), self-signed when absent, and token authentication.
+    pub tls: Option<(Option<PathBuf>, Option<PathBuf>)>,
+    pub election: Option<LeaseConfig>,
+}
+
+/// The Lease of --leader-elect: namespace from the flag, $POD_NAMESPACE, the service account's
+/// namespace file or `default`; identity $POD_NAME or hostname_pid.
+pub fn election_config(name: String, namespace: Option<String>, duration: Duration) -> LeaseConfig {
+    let env = |k: &str| std::env::var(k).ok().map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    let namespace = namespace
+        .or_else(|| env("POD_NAMESPACE"))
+        .or_else(|| {
+            std::fs::read_to_string("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+                .ok()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+        })
+        .unwrap_or_else(|| "default".to_string());
+    let identity = env("POD_NAME").unwrap_or_else(|| {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        format!("{}_{}", host.trim(), std::process::id())
+    });
+    LeaseConfig { name, namespace, identity, duration }
 }
 
 /// The last evaluation, rendered once for every reader.
@@ -46,6 +79,7 @@ struct App {
     shared: Arc<Shared>,
     latest: RwLock<Option<Latest>>,
     interval: Duration,
+    leader: chan::Receiver<bool>,
 }
 
 pub fn run(a: ServeArgs, live_args: &LiveArgs) -> Result<u8> {
@@ -61,34 +95,120 @@ async fn serve(a: ServeArgs, live_args: &LiveArgs) -> Result<u8> {
     let mut lo = crate::live::live_options(live_args, a.namespace.clone());
     lo.progress = false;
     let live = Arc::new(Live::connect(&lo).await?);
+    let tls = match &a.tls {
+        Some((cert, key)) => Some(crate::tls::server_config(cert.clone(), key.clone())?),
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind(&a.listen)
         .await
         .with_context(|| format!("--listen {}: cannot bind", a.listen))?;
     let addr = listener.local_addr().context("listening address")?;
     let rules: Vec<&str> = unstuck_rules::catalog().iter().map(|r| r.id).collect();
     let shared = Arc::new(Shared::new(a.opts.slim));
+    // Without election this replica is the leader; with it, a follower until the Lease says otherwise.
+    let (leader_tx, leader_rx) = chan::channel(a.election.is_none());
     let app = Arc::new(App {
         metrics: Metrics::new(&rules),
         shared: shared.clone(),
         latest: RwLock::new(None),
         interval: a.interval,
+        leader: leader_rx.clone(),
+    });
+    app.metrics.set_leader(*leader_rx.borrow());
+    let (stop_tx, stop_rx) = chan::channel(false);
+    let election = a.election.clone().map(|cfg| {
+        eprintln!(
+            "unstuck serve: leader election on lease {}/{} as {} (lease duration {}s)",
+            cfg.namespace,
+            cfg.name,
+            cfg.identity,
+            cfg.duration.as_secs()
+        );
+        tokio::spawn(follow_leadership(app.clone(), leader_rx.clone()));
+        tokio::spawn(elect(Elector::new(live.client().clone(), cfg), leader_tx, stop_rx))
     });
     watch::spawn_all(live.clone(), shared.clone());
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    if tls.is_none() {
+        eprintln!(
+            "unstuck serve: warning: --insecure-no-auth: plain HTTP, no authentication; anyone who can reach {addr} reads the findings"
+        );
+    }
     eprintln!(
-        "unstuck serve: watching {} ; listening on http://{addr} (/metrics /findings /readyz /healthz /)",
+        "unstuck serve: watching {} ; listening on {scheme}://{addr} (/metrics /findings /readyz /healthz /)",
         live.server
     );
-    tokio::spawn(evaluate_forever(live, app.clone(), a, live_args.node_logs.clone()));
-    let router = Router::new()
-        .route("/metrics", get(metrics))
-        .route("/findings", get(findings))
-        .route("/readyz", get(readyz))
-        .route("/healthz", get(|| async { "ok\n" }))
-        .route("/", get(html))
-        .with_state(app);
-    axum::serve(listener, router).with_graceful_shutdown(shutdown()).await.context("serving HTTP")?;
+    tokio::spawn(evaluate_forever(live.clone(), app.clone(), a, live_args.node_logs.clone()));
+    let protected =
+        Router::new().route("/metrics", get(metrics)).route("/findings", get(findings)).route("/", get(html));
+    let protected = match &tls {
+        Some(_) => {
+            let auth = Arc::new(crate::auth::Auth::new(crate::auth::ApiReviewer(live.client().clone())));
+            protected.route_layer(axum::middleware::from_fn_with_state(auth, crate::auth::layer))
+        }
+        None => protected,
+    };
+    let router = protected.route("/readyz", get(readyz)).route("/healthz", get(|| async { "ok\n" })).with_state(app);
+    match tls {
+        Some(cfg) => {
+            let l = crate::tls::TlsListener::new(listener, cfg).context("TLS listener")?;
+            axum::serve(l, router).with_graceful_shutdown(shutdown()).await.context("serving HTTPS")?;
+        }
+        None => axum::serve(listener, router).with_graceful_shutdown(shutdown()).await.context("serving HTTP")?,
+    }
+    if let Some(task) = election {
+        // Give the Lease up so another replica takes over now rather than after the lease duration.
+        let _ = stop_tx.send(true);
+        let _ = tokio::time::timeout(Duration::from_secs(3), task).await;
+    }
     eprintln!("unstuck serve: stopped");
     Ok(0)
+}
+
+/// Try for the Lease every retry period until `stop`; publish leadership on `tx`.
+async fn elect(mut e: Elector, tx: chan::Sender<bool>, mut stop: chan::Receiver<bool>) {
+    let mut last_error: Option<String> = None;
+    loop {
+        let (leader, err) = e.step().await;
+        if err != last_error {
+            let c = e.config();
+            match &err {
+                Some(x) => eprintln!(
+                    "unstuck serve: leader election: lease {}/{}: {}",
+                    c.namespace,
+                    c.name,
+                    unstuck_report::clean(x)
+                ),
+                None => eprintln!("unstuck serve: leader election: lease {}/{} reachable again", c.namespace, c.name),
+            }
+            last_error = err;
+        }
+        tx.send_if_modified(|v| std::mem::replace(v, leader) != leader);
+        tokio::select! {
+            _ = tokio::time::sleep(e.config().retry_period()) => {}
+            _ = stop.changed() => {
+                if let Err(x) = e.release().await {
+                    eprintln!("unstuck serve: leader election: could not release the lease: {x}");
+                }
+                tx.send_replace(false);
+                return;
+            }
+        }
+    }
+}
+
+/// Apply leadership changes: the alert series go at once on losing it; on gaining it, evaluate now.
+async fn follow_leadership(app: Arc<App>, mut rx: chan::Receiver<bool>) {
+    while rx.changed().await.is_ok() {
+        let leader = *rx.borrow_and_update();
+        app.metrics.set_leader(leader);
+        if leader {
+            eprintln!("unstuck serve: leader: this replica now exports the finding series (and fetches node logs)");
+            app.shared.changed.notify_one();
+        } else {
+            eprintln!("unstuck serve: no longer the leader: the finding series are left to the leader");
+        }
+    }
 }
 
 async fn shutdown() {
@@ -178,8 +298,9 @@ async fn evaluate(
     if a.opts.logs {
         if let Some(dir) = node_logs {
             unstuck_ingest::attach_node_logs(&mut snap, dir, &a.opts)?;
-        } else {
-            // Node logs through the kubelet log API, for the nodes holding stuck pods only, refreshed at most every log_refresh.
+        } else if *app.leader.borrow() {
+            // Node logs through the kubelet log API (the leader only: replicas would multiply the
+            // load on kubelets), for the nodes holding stuck pods only, refreshed at most every log_refresh.
             let nodes = crate::live::nodes_with_stuck_pods(&snap, &a.cfg);
             fetched.retain(|n, _| nodes.contains(n));
             if let Ok(entries) = std::fs::read_dir(log_dir) {
@@ -208,6 +329,11 @@ async fn evaluate(
             if !nodes.is_empty() {
                 unstuck_ingest::attach_node_logs(&mut snap, log_dir, &a.opts)?;
             }
+        } else {
+            snap.source.warnings.push(
+                "node logs: this replica is not the leader; the leader fetches them from the kubelets, so findings here lack node-log evidence"
+                    .to_string(),
+            );
         }
     }
     let cfg = a.cfg.clone();
@@ -309,6 +435,11 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
         (StatusCode::SERVICE_UNAVAILABLE, fatal.join("\n") + "\n").into_response()
     } else {
         let mut body = format!("ready: {n} finding(s)\n");
+        if *app.leader.borrow() {
+            body.push_str("leader: yes\n");
+        } else {
+            body.push_str("leader: no (another replica exports the finding series)\n");
+        }
         for w in warnings {
             body.push_str(&format!("warning: {w}\n"));
         }

@@ -716,7 +716,7 @@ impl Serve {
         let mut child = std::process::Command::new(bin())
             .arg("serve")
             .args(live_flags(kubeconfig, logs))
-            .args(["--interval", "2s", "--listen", "127.0.0.1:0"])
+            .args(["--interval", "2s", "--listen", "127.0.0.1:0", "--insecure-no-auth"])
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("unstuck serve starts");

@@ -151,7 +151,47 @@ fn shipped_alerts_use_only_metrics_and_rules_that_exist() {
             }
         }
         assert!(r["annotations"]["summary"].as_str().is_some_and(|s| !s.is_empty()), "{name}");
+        // Finding series move between replicas with the leader: an alert on them must aggregate the
+        // scrape labels away and bridge the failover gap, or a leader change fires it twice or resets it.
+        if expr.contains("unstuck_stuck_seconds") || expr.contains("unstuck_findings") {
+            assert!(expr.contains("max by (") || expr.contains("max without ("), "{name}: not aggregated: {expr}");
+            assert!(expr.contains("max_over_time("), "{name}: a failover gap resets it: {expr}");
+        }
     }
+    assert!(rules.iter().any(|r| r["expr"].as_str().unwrap().contains("unstuck_leader")), "no alert without a leader");
+}
+
+#[test]
+fn only_the_leader_exports_the_finding_series() {
+    let m = Metrics::new(&rule_ids());
+    let r = report("../../examples/mixed-cluster");
+    let finding_series = |text: &str| {
+        samples(text)
+            .into_iter()
+            .filter(|(k, _)| k.starts_with("unstuck_stuck_seconds{") || k.starts_with("unstuck_findings{"))
+            .count()
+    };
+    // Without leader election the process leads.
+    m.observe(&r, 0.1);
+    let text = m.encode();
+    assert!(samples(&text).contains(&("unstuck_leader".to_string(), 1.0)), "{text}");
+    assert!(finding_series(&text) > r.findings.len());
+    // Losing the lease removes them at once, before any new evaluation.
+    m.set_leader(false);
+    let text = m.encode();
+    assert_eq!(finding_series(&text), 0, "{text}");
+    assert!(samples(&text).contains(&("unstuck_leader".to_string(), 0.0)));
+    // A follower evaluates (its /findings and self-metrics stay current) but exports no finding series.
+    m.observe(&r, 0.1);
+    let text = m.encode();
+    assert_eq!(finding_series(&text), 0, "{text}");
+    assert!(samples(&text).contains(&("unstuck_evaluations_total".to_string(), 2.0)), "{text}");
+    assert!(samples(&text).contains(&("unstuck_pods_checked".to_string(), r.summary.pods_checked as f64)));
+    // Leading again: the next evaluation brings them back.
+    m.set_leader(true);
+    m.observe(&r, 0.1);
+    let s = samples(&m.encode());
+    assert_eq!(s.iter().filter(|(k, _)| k.starts_with("unstuck_stuck_seconds{")).count(), r.findings.len());
 }
 
 #[test]
@@ -173,4 +213,31 @@ fn bad_arguments_are_operational_errors() {
     let (code, _, err) = common::run(&["serve", "--kubeconfig", "/nonexistent/kubeconfig"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("/nonexistent/kubeconfig"), "{err}");
+    // TLS files: both or none, not with --insecure-no-auth, and bad files named.
+    let (code, _, err) = common::run(&["serve", "--kubeconfig", kc, "--tls-cert-file", "/x.crt"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--tls-private-key-file"), "{err}");
+    let (code, _, err) = common::run(&[
+        "serve",
+        "--kubeconfig",
+        kc,
+        "--insecure-no-auth",
+        "--tls-cert-file",
+        "/x.crt",
+        "--tls-private-key-file",
+        "/x.key",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--insecure-no-auth"), "{err}");
+    let junk = dir.path().join("tls.crt");
+    std::fs::write(&junk, "not a certificate\n").unwrap();
+    let junk = junk.to_str().unwrap();
+    let (code, _, err) =
+        common::run(&["serve", "--kubeconfig", kc, "--tls-cert-file", junk, "--tls-private-key-file", junk]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(junk) && err.contains("--tls-cert-file"), "{err}");
+    let (code, _, err) =
+        common::run(&["serve", "--kubeconfig", kc, "--leader-elect", "--leader-elect-lease-duration", "1s"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--leader-elect-lease-duration"), "{err}");
 }
