@@ -346,6 +346,9 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
             }
         }
     }
+    if !c.opts.api {
+        api_files.clear();
+    }
     // Parse API files and scan node logs at the same time (both in parallel), then merge in a fixed order.
     let t0 = std::time::Instant::now();
     let max = c.limits().max_api_file_bytes;

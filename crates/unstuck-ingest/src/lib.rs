@@ -73,6 +73,8 @@ pub struct Options {
     /// Off for `timeline` and `logs`, which show everything about one subject. At 150,000 pods this is
     /// ~40% of the model's memory (BENCHMARKS.md).
     pub slim: bool,
+    /// Read API objects (off for `scan_logs_into`, which only scans node logs into a snapshot it is given).
+    pub api: bool,
 }
 
 impl Default for Options {
@@ -87,6 +89,7 @@ impl Default for Options {
             fold: true,
             raw_pods: false,
             slim: false,
+            api: true,
         }
     }
 }
@@ -162,6 +165,33 @@ fn is_dump_dir(p: &Path) -> bool {
         e.file_type().is_ok_and(|t| t.is_dir())
             && (e.path().join("pods.json").is_file() || e.path().join("events.json").is_file())
     })
+}
+
+/// Scan the node logs of `paths` (any recognised layout) into a snapshot already loaded from them, without
+/// reading their API objects again (`unstuck logs` and `timeline` scan with the subject's own catalog).
+pub fn scan_logs_into(snap: &mut Snapshot, paths: &[PathBuf], opts: &Options) -> Result<(), IngestError> {
+    let o = Options { api: false, ..opts.clone() };
+    let mut c = Collector::new(&o);
+    for p in paths {
+        if std::fs::metadata(p).map(|m| m.is_file()).unwrap_or(false) && archive::sniff_packing(p)?.is_none() {
+            continue; // kubectl output: no node logs in it
+        }
+        read_path(p, &mut c)?;
+    }
+    let mut files = std::mem::take(&mut c.log_files);
+    let facts = std::mem::take(&mut c.facts);
+    let mut warnings = Vec::new();
+    tree::settle_nodes(snap, &mut files, facts, &c.host_hints, &opts.log_tz, &mut warnings);
+    snap.source.warnings.extend(warnings);
+    for f in &files {
+        snap.source.warnings.extend(f.warnings.iter().cloned());
+    }
+    snap.source.log_files = files.len();
+    snap.source.log_time_zone = Some(opts.log_tz_name.clone());
+    let now = snap.source.captured_at.unwrap_or_else(Time::now);
+    snap.log_hits = logs::attribute_and_fold(snap, files, opts, now);
+    snap.canonicalize();
+    Ok(())
 }
 
 /// Read kubectl output (JSON, concatenated JSON or multi-document YAML) from memory.

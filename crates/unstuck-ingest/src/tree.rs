@@ -117,6 +117,7 @@ pub(crate) fn take_entry(
             let b = read_all(r, 1 << 20)?;
             c.set_manifest(shown, &b)?;
         }
+        Route::List(_) | Route::Objects if !c.opts.api => {}
         route @ (Route::List(_) | Route::Objects) => {
             let b = read_all(r, limits.max_api_file_bytes)?;
             add_api(c, shown, route, &b)?;
@@ -228,6 +229,7 @@ pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), Inge
                 let b = crate::read_capped(&path, 1 << 20)?;
                 c.set_manifest(&shown, &b)?;
             }
+            Route::List(_) | Route::Objects if !c.opts.api => {}
             r @ (Route::List(_) | Route::Objects) => api_files.push((path, r)),
             Route::Log(node) => log_files.push((node_name(&node), path, log_file_label(&parts))),
             Route::Fact(node, kind) => match crate::read_capped(&path, MAX_FACT_FILE) {

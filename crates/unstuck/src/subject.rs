@@ -83,7 +83,10 @@ fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snap
     opts.logs = true;
     opts.fold = false;
     opts.catalog = subject_catalog(&n)?;
-    Ok((unstuck_ingest::load(paths, &opts)?, uids))
+    // The objects are read once; the second pass only scans node logs for the subject's identifiers.
+    let mut snap = snap;
+    unstuck_ingest::scan_logs_into(&mut snap, paths, &opts)?;
+    Ok((snap, uids))
 }
 
 pub fn logs(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<u8> {
