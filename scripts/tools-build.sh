@@ -28,8 +28,14 @@ helm)
     need_go
     echo "tools-build: building helm $HELM_VERSION from its Go module" >&2
     tmp=$(mktemp -d "$CACHE.tmp.XXXXXX" 2>/dev/null || { mkdir -p "$CACHE"; mktemp -d "$CACHE.tmp.XXXXXX"; })
-    GOBIN="$tmp" GOFLAGS=-mod=mod CGO_ENABLED=0 go install -trimpath \
-      -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2
+    # As helm's Makefile does: the Kubernetes version it assumes (capabilities, lint) follows its client-go.
+    gomod=$(cd "$tmp" && go mod download -json "helm.sh/helm/v3@$HELM_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
+    minor=$(awk '$1 == "k8s.io/client-go" {split($2, v, "."); print v[2]; exit}' "$gomod")
+    ld="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+    for pkg in pkg/lint/rules pkg/chartutil; do
+      ld="$ld -X helm.sh/helm/v3/$pkg.k8sVersionMajor=1 -X helm.sh/helm/v3/$pkg.k8sVersionMinor=$minor"
+    done
+    GOBIN="$tmp" GOFLAGS=-mod=mod CGO_ENABLED=0 go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2
     finish "$tmp" "$dir"
   fi
   "$dir/helm" version --short >&2
