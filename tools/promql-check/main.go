@@ -2,7 +2,7 @@
 // own parser (promql/parser) and rule-file validator (model/rulefmt), and checks that every metric
 // they select is one that a real /metrics scrape of `unstuck serve` exposes.
 //
-//	promql-check -metrics scrape.txt [-dashboard d.json]... [-rules r.yaml]...
+//	promql-check -metrics scrape.txt [-dashboard d.json]... [-rules r.yaml]... [-also-exported NAME]...
 //
 // -rules takes a Prometheus rule file, a PrometheusRule manifest, or a multi-document YAML stream
 // (e.g. `helm template` output) in which the PrometheusRule documents are checked.
@@ -43,7 +43,9 @@ type checker struct {
 	used     map[string]bool
 }
 
-func (c *checker) fail(format string, a ...any) { c.problems = append(c.problems, fmt.Sprintf(format, a...)) }
+func (c *checker) fail(format string, a ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, a...))
+}
 
 // exposition reads the metric names a scrape exposes: every sample name, and for each `# TYPE`
 // line the sample names that type produces in the OpenMetrics/text format.
@@ -313,10 +315,11 @@ func fatal(err error) {
 }
 
 func main() {
-	var dashboards, rules multi
+	var dashboards, rules, also multi
 	metrics := flag.String("metrics", "", "a /metrics scrape of unstuck serve (text or OpenMetrics format)")
 	flag.Var(&dashboards, "dashboard", "Grafana dashboard JSON (repeatable)")
 	flag.Var(&rules, "rules", "rule file, PrometheusRule or multi-document YAML (repeatable)")
+	flag.Var(&also, "also-exported", "a metric name to accept though the scrape does not show it (repeatable): one the code registers whose first sample only comes with a rare event")
 	flag.Parse()
 	if *metrics == "" || len(dashboards)+len(rules) == 0 {
 		fmt.Fprintln(os.Stderr, "usage: promql-check -metrics scrape.txt [-dashboard d.json]... [-rules r.yaml]...")
@@ -329,6 +332,9 @@ func main() {
 	c := &checker{exported: exposition(string(text)), used: map[string]bool{}}
 	if len(c.exported) == 0 {
 		fatal(fmt.Errorf("%s: no metrics in the scrape", *metrics))
+	}
+	for _, n := range also {
+		c.exported[n] = true
 	}
 	for _, d := range dashboards {
 		c.dashboard(d)
