@@ -90,6 +90,12 @@ fn helm_chart_lints_and_renders() {
     .unwrap();
     let out = Command::new(&helm).args(["lint", "--strict", copy.to_str().unwrap()]).output().unwrap();
     assert!(!out.status.success(), "helm lint accepted a broken chart");
+    // values.schema.json: a value of the wrong type or a misspelt key is an error.
+    for bad in ["replicaCount=two", "serve.interval=soon", "serviceMonitor.enable=true"] {
+        let out =
+            Command::new(&helm).args(["lint", "--strict", chart().to_str().unwrap(), "--set", bad]).output().unwrap();
+        assert!(!out.status.success(), "helm lint accepted --set {bad}");
+    }
 
     // Defaults: two replicas with leader election, auth on (HTTPS probes), hardened pod, nothing of
     // prometheus-operator's, no fix role.
