@@ -24,7 +24,8 @@ pub fn commit_of(dir: &Path) -> Option<(String, String)> {
     (hex && dated).then(|| (hash.to_string(), date.to_string()))
 }
 
-/// The files whose change means HEAD moved (worktrees keep HEAD and refs in different places).
+/// The files whose change means HEAD moved (worktrees keep HEAD and refs in different places); only
+/// those that exist, since cargo re-runs a build script on every build when a watched path is missing.
 #[allow(dead_code)]
 pub fn head_files(dir: &Path) -> Vec<String> {
     let mut files = Vec::new();
@@ -45,5 +46,6 @@ pub fn head_files(dir: &Path) -> Vec<String> {
             }
         }
     }
+    files.retain(|f| Path::new(f).exists());
     files
 }
