@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# All tests: the fast workspace tests first, then the lab end-to-end stage. Prints what ran and what was
+# All tests: the fast workspace tests first, then packaging, then the lab end-to-end stage. Prints what ran and what was
 # skipped, and why. Exit status is non-zero if anything that ran failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,19 @@ else
   ran+=("big inputs: FAILED"); status=1
 fi
 
+echo "== stage 1d: packaging (static binary, image context + hadolint, release archive + krew manifest, Helm chart, dashboard/alert PromQL)"
+if [ "${UNSTUCK_SKIP_PACKAGING:-}" = 1 ]; then
+  skipped+=("packaging: UNSTUCK_SKIP_PACKAGING=1")
+else
+  scripts/packaging-check.sh || status=1
+  while IFS= read -r l; do
+    case $l in
+      "ran: "*) ran+=("packaging: ${l#ran: }") ;;
+      "skipped: "*) skipped+=("packaging: ${l#skipped: }") ;;
+    esac
+  done < target/packaging-summary.txt
+fi
+
 echo "== stage 2: hash oracle (the real Go types of several releases recompute the committed vectors)"
 if [ "${UNSTUCK_SKIP_ORACLE:-}" = 1 ]; then
   skipped+=("hash oracle: UNSTUCK_SKIP_ORACLE=1")
@@ -61,6 +74,20 @@ elif bin=$(scripts/lab-build.sh | tail -n 1) && [ -x "$bin/kube-apiserver" ]; th
   if UNSTUCK_LAB_BIN="$bin" cargo test --locked -p unstuck --test lab_serve -- --include-ignored --nocapture 2>&1 | tee target/lab-serve.log; [ "${PIPESTATUS[0]}" = 0 ]; then
     ran+=("lab serve (auth, TLS, leader election): passed")
   else ran+=("lab serve (auth, TLS, leader election): FAILED"); status=1; fi
+  # The Helm chart against the same real API server (server-side dry run), and a real /metrics scrape.
+  if [ "${UNSTUCK_SKIP_PACKAGING:-}" = 1 ]; then
+    skipped+=("lab deploy: UNSTUCK_SKIP_PACKAGING=1")
+  elif helm=$(scripts/tools-build.sh helm | tail -n 1) && crds=$(scripts/tools-build.sh prom-crds | tail -n 1) &&
+      pc=$(scripts/tools-build.sh promql-check | tail -n 1); then
+    t0=$SECONDS
+    if UNSTUCK_LAB_BIN="$bin" UNSTUCK_HELM="$helm" UNSTUCK_PROM_CRDS="$crds" UNSTUCK_PROMQL_CHECK="$pc" \
+        cargo test --locked -p unstuck --test lab_deploy -- --include-ignored --nocapture 2>&1 | tee target/lab-deploy.log; [ "${PIPESTATUS[0]}" = 0 ]; then
+      ran+=("lab deploy (chart dry-run on kube-apiserver, real scrape PromQL check): passed ($((SECONDS - t0)) s)")
+      while IFS= read -r l; do skipped+=("lab deploy: ${l}"); done < <(grep -a "SKIPPED" target/lab-deploy.log || true)
+    else ran+=("lab deploy: FAILED"); status=1; fi
+  else
+    ran+=("lab deploy: tools (helm, prom-crds, promql-check) FAILED to build"); status=1
+  fi
 else
   ran+=("lab build: FAILED"); status=1
 fi

@@ -13,7 +13,7 @@ use unstuck_rules::{Config, Selector};
 #[derive(Debug, Parser)]
 #[command(
     name = "unstuck",
-    version,
+    version = env!("UNSTUCK_LONG_VERSION"),
     about = "Find every stuck Kubernetes pod, say why with evidence, what it blocks, and how to fix it — in order."
 )]
 pub struct Cli {

@@ -213,3 +213,57 @@ fn walk_copy(from: &std::path::Path, to: &std::path::Path) -> Vec<std::path::Pat
     }
     v
 }
+
+#[path = "../build_git.rs"]
+mod build_git;
+
+#[test]
+fn version_names_the_commit() {
+    let (code, out, err) = run(&["--version"]);
+    assert_eq!(code, 0, "{err}");
+    let re =
+        regex::Regex::new(r"^unstuck (\d+\.\d+\.\d+) \(commit ([0-9a-f]{7,}|unknown)(?:, (\d{4}-\d{2}-\d{2}))?\)\n$")
+            .unwrap();
+    let c = re.captures(&out).unwrap_or_else(|| panic!("unexpected --version output: {out:?}"));
+    assert_eq!(&c[1], env!("CARGO_PKG_VERSION"));
+    // Built from this checkout: the commit is HEAD's (cargo re-runs build.rs when HEAD moves), unless a
+    // release build overrode it.
+    if std::env::var_os("UNSTUCK_BUILD_COMMIT").is_none() {
+        match build_git::commit_of(&root()) {
+            Some((hash, date)) => {
+                assert_eq!(&c[2], hash, "{out}");
+                assert_eq!(c.get(3).map(|m| m.as_str()), Some(date.as_str()), "{out}");
+            }
+            None => assert_eq!(&c[2], "unknown", "{out}"),
+        }
+    }
+    // kubectl's plugin name says the same.
+    let k = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-unstuck")).arg("--version").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&k.stdout), out);
+}
+
+#[test]
+fn a_tree_outside_git_has_no_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(build_git::commit_of(dir.path()), None);
+    // A real checkout does: a fresh repository with one commit.
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .current_dir(dir.path())
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_DATE", "2026-11-23T12:00:00Z")
+            .output()
+            .map(|o| o.status.success())
+    };
+    if git(&["init", "-q"]).unwrap_or(false) {
+        std::fs::write(dir.path().join("f"), "x").unwrap();
+        assert!(git(&["add", "f"]).unwrap() && git(&["commit", "-q", "-m", "m"]).unwrap());
+        let (hash, date) = build_git::commit_of(dir.path()).expect("a commit");
+        assert_eq!(hash.len(), 7);
+        assert_eq!(date, "2026-11-23");
+    }
+}
