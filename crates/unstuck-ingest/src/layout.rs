@@ -295,10 +295,10 @@ pub(crate) fn route(parts: &[String]) -> Routed {
 
     // sos report: sos_commands/<plugin>/<command>, proc/..., var/log/..., hostname.
     if let Some(i) = parts.iter().position(|p| p == "sos_commands" || p == "sos_reports" || p == "sos_logs") {
-        return route_sos(&parts[i..], &parts[..i]);
+        return route_sos(&parts[i..]);
     }
     if let Some(i) = parts.iter().position(|p| p.starts_with("sosreport-")) {
-        return route_sos(&parts[i + 1..], &parts[..=i]);
+        return route_sos(&parts[i + 1..]);
     }
 
     // AKS Periscope: <run>/<node>/<key> (blob download) or <collector>/<key> (a node's zip), keys without
@@ -360,7 +360,7 @@ fn route_eks(rest: &[String]) -> Routed {
     }
 }
 
-fn route_sos(rest: &[String], _above: &[String]) -> Routed {
+fn route_sos(rest: &[String]) -> Routed {
     let s = |route| r(Format::SosReport, route);
     let h = NodeRef::Host;
     let path: Vec<&str> = rest.iter().map(|p| p.as_str()).collect();

@@ -89,6 +89,27 @@ fn add_api(c: &mut Collector, shown: &str, route: &Route, bytes: &[u8]) -> Resul
     }
 }
 
+/// Bytes read from a small routed file: a manifest, a node fact, a host name.
+fn small_cap(route: &Route) -> u64 {
+    match route {
+        Route::Fact(..) => MAX_FACT_FILE,
+        Route::HostName => 4096,
+        _ => 1 << 20,
+    }
+}
+
+/// A small routed file's content, the same from a directory or an archive entry.
+fn take_small(c: &mut Collector, shown: &str, parts: &[String], route: &Route, b: &[u8]) -> Result<(), IngestError> {
+    match route {
+        Route::Manifest => c.set_manifest(shown, b)?,
+        Route::Fact(node, kind) => c.facts.push(facts::parse(*kind, &node_name(node), &log_file_label(parts), b)),
+        Route::HostName => c.host_hints.push(String::from_utf8_lossy(b).trim().to_string()),
+        Route::HostInfoJson => c.host_hints.extend(host_from_info(b)),
+        Route::Ignore | Route::List(_) | Route::Objects | Route::Log(_) => {}
+    }
+    Ok(())
+}
+
 /// One archive entry, routed by its path.
 pub(crate) fn take_entry(
     c: &mut Collector,
@@ -113,10 +134,6 @@ pub(crate) fn take_entry(
     };
     match &routed.route {
         Route::Ignore => {}
-        Route::Manifest => {
-            let b = read_all(r, 1 << 20)?;
-            c.set_manifest(shown, &b)?;
-        }
         Route::List(_) | Route::Objects if !c.opts.api => {}
         route @ (Route::List(_) | Route::Objects) => {
             let b = read_all(r, limits.max_api_file_bytes)?;
@@ -135,18 +152,11 @@ pub(crate) fn take_entry(
             }
             c.log_files.push(out);
         }
-        Route::Fact(node, kind) => match read_all(r, MAX_FACT_FILE) {
-            Ok(b) => c.facts.push(facts::parse(*kind, &node_name(node), &log_file_label(parts), &b)),
-            Err(e) => c.warn(format!("{e}; skipped")),
+        small => match read_all(r, small_cap(small)) {
+            Ok(b) => take_small(c, shown, parts, small, &b)?,
+            Err(e) if matches!(small, Route::Fact(..)) => c.warn(format!("{e}; skipped")),
+            Err(e) => return Err(e),
         },
-        Route::HostName => {
-            let b = read_all(r, 4096)?;
-            c.host_hints.push(String::from_utf8_lossy(&b).trim().to_string());
-        }
-        Route::HostInfoJson => {
-            let b = read_all(r, 1 << 20)?;
-            c.host_hints.extend(host_from_info(&b));
-        }
     }
     Ok(())
 }
@@ -225,25 +235,14 @@ pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), Inge
         let shown = path.display().to_string();
         match routed.route {
             Route::Ignore => {}
-            Route::Manifest => {
-                let b = crate::read_capped(&path, 1 << 20)?;
-                c.set_manifest(&shown, &b)?;
-            }
             Route::List(_) | Route::Objects if !c.opts.api => {}
             r @ (Route::List(_) | Route::Objects) => api_files.push((path, r)),
             Route::Log(node) => log_files.push((node_name(&node), path, log_file_label(&parts))),
-            Route::Fact(node, kind) => match crate::read_capped(&path, MAX_FACT_FILE) {
-                Ok(b) => c.facts.push(facts::parse(kind, &node_name(&node), &log_file_label(&parts), &b)),
-                Err(e) => c.warn(format!("{e}; skipped")),
+            small => match crate::read_capped(&path, small_cap(&small)) {
+                Ok(b) => take_small(c, &shown, &parts, &small, &b)?,
+                Err(e) if matches!(small, Route::Fact(..)) => c.warn(format!("{e}; skipped")),
+                Err(e) => return Err(e),
             },
-            Route::HostName => {
-                let b = crate::read_capped(&path, 4096)?;
-                c.host_hints.push(String::from_utf8_lossy(&b).trim().to_string());
-            }
-            Route::HostInfoJson => {
-                let b = crate::read_capped(&path, 1 << 20)?;
-                c.host_hints.extend(host_from_info(&b));
-            }
         }
     }
     let opts = c.opts;

@@ -281,3 +281,47 @@ fn bad_archives_name_the_file() {
         assert!(err.contains(f), "{f}: {err}");
     }
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        let t = e.file_type().unwrap();
+        if t.is_dir() {
+            copy_dir(&src, &dst);
+        } else if t.is_file() {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+/// A node that ran out of PIDs, seen only in the sos report's own listing: the same report with
+/// `kernel.pid_max` lowered to just above its task count, and no NFS or runtime sign left but the kills
+/// that time out. The process listing against the limit is the evidence, cited with both files.
+#[test]
+fn sos_process_listing_against_pid_max_is_pid_exhaustion_evidence() {
+    let t = tempfile::tempdir().unwrap();
+    let f = fixtures().join("sos-report");
+    copy_dir(&f, t.path());
+    let top = only_dir(t.path());
+    let sysctl = top.join("sos_commands/kernel/sysctl_-a");
+    let text = std::fs::read_to_string(&sysctl).unwrap();
+    assert!(text.contains("kernel.pid_max = 4194304"));
+    std::fs::write(&sysctl, text.replace("kernel.pid_max = 4194304", "kernel.pid_max = 640")).unwrap();
+    for gone in ["sos_commands/kernel/dmesg", "proc/mounts", "sos_commands/filesys/mount_-l"] {
+        let _ = std::fs::remove_file(top.join(gone));
+    }
+    let journal = top.join("sos_commands/logs/journalctl_--no-pager");
+    let j = std::fs::read_to_string(&journal).unwrap();
+    std::fs::write(&journal, j.lines().filter(|l| !l.contains(" kernel: ")).collect::<Vec<_>>().join("\n")).unwrap();
+    let (code, r, err) = diagnose(&[&t.path().join("kubectl-get.yaml"), &top]);
+    assert_eq!(code, 1, "{err}");
+    let (rule, ev) = pod_finding(&r);
+    assert_eq!(rule, "pid-exhaustion", "{ev:?}");
+    assert!(ev.iter().any(|(s, f)| s == "node" && f.starts_with("sos_commands/process/ps_")), "{ev:?}");
+    let text = r.to_string();
+    assert!(text.contains("kernel.pid_max = 640 (sos_commands/kernel/sysctl_-a)"), "{text}");
+    // With the fixture's real limit the same listing is no evidence at all.
+    let (_, r, _) = diagnose(&[&f.join("kubectl-get.yaml"), &only_dir(&f)]);
+    assert!(!r.to_string().contains("tasks on node"), "{r:#}");
+}
