@@ -304,6 +304,40 @@ fn stem_of(name: &str) -> Option<&'static str> {
     KINDS.iter().map(|(k, _)| *k).find(|k| *k == stem)
 }
 
+/// The namespace directories of a dump whose `pods.json` (or `.yaml`) contains `needle`, searched in parallel.
+pub(crate) fn dump_namespaces_naming(root: &Path, needle: &[u8]) -> Result<Vec<String>, IngestError> {
+    let entries = fs::read_dir(root).map_err(|e| IngestError::io(root, e))?;
+    let mut dirs = Vec::new();
+    for e in entries {
+        let e = e.map_err(|err| IngestError::io(root, err))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name != "_nodes" && e.file_type().is_ok_and(|t| t.is_dir()) {
+            dirs.push((name, e.path()));
+        }
+    }
+    let finder = memchr::memmem::Finder::new(needle);
+    let hits: Result<Vec<Option<String>>, IngestError> = dirs
+        .par_iter()
+        .map(|(name, dir)| {
+            for f in ["pods.json", "pods.yaml", "pods.yml"] {
+                let p = dir.join(f);
+                let found = fs::File::open(&p).and_then(|f| {
+                    let len = f.metadata()?.len();
+                    crate::logs::with_file_bytes(f, len, |b| finder.find(b).is_some())
+                });
+                match found {
+                    Ok(true) => return Ok(Some(name.clone())),
+                    Ok(false) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(IngestError::io(&p, e)),
+                }
+            }
+            Ok(None)
+        })
+        .collect();
+    Ok(hits?.into_iter().flatten().collect())
+}
+
 /// A `kubectl cluster-info dump` directory with optional extras.
 pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), IngestError> {
     let mut api_files: Vec<(std::path::PathBuf, &'static str)> = Vec::new();
@@ -328,6 +362,8 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
         } else if ft.is_dir() {
             if name == "_nodes" {
                 has_node_logs = true;
+            } else if c.opts.namespaces.as_ref().is_some_and(|keep| !keep.contains(&name)) {
+                // Not the subject's namespace (`logs`, `timeline`).
             } else {
                 // A namespace directory: `<ns>/<kind>.json`.
                 let mut files: Vec<_> = fs::read_dir(e.path())

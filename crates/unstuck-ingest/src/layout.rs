@@ -205,6 +205,22 @@ fn list_of(stem: &str) -> Option<&'static str> {
     })
 }
 
+/// The namespace a routed API file holds, where its path says so for certain:
+/// `cluster-resources/<kind>/<ns>.json` (support bundle), `namespaces/<ns>/…` (must-gather). `None` for
+/// cluster-scoped files and wherever the path may not name a namespace (a dump's `<dir>/<kind>.json` in an
+/// archive can as well be `kubectl get -A` output in a wrapping directory): those are always read.
+pub(crate) fn namespace_of(parts: &[String], route: &Routed) -> Option<String> {
+    match (route.format, &route.route) {
+        (_, Route::List("nodes")) => None,
+        (Some(Format::SupportBundle), Route::List(_)) => parts.last()?.strip_suffix(".json").map(str::to_string),
+        (Some(Format::MustGather), Route::List(_) | Route::Objects) => {
+            let i = parts.iter().position(|p| p == "namespaces")?;
+            parts.get(i + 1).cloned()
+        }
+        _ => None,
+    }
+}
+
 /// Route one file by its path components (relative to the input, wrapping directories included).
 pub(crate) fn route(parts: &[String]) -> Routed {
     let n = parts.len();
@@ -479,6 +495,23 @@ mod tests {
 
     fn route_of(p: &str) -> Routed {
         route(&p.split('/').map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn namespace_of_a_file_only_where_its_path_says_so() {
+        let ns = |p: &str| namespace_of(&p.split('/').map(String::from).collect::<Vec<_>>(), &route_of(p));
+        assert_eq!(ns("sb-2026/cluster-resources/pods/shop.json").as_deref(), Some("shop"));
+        assert_eq!(ns("sb-2026/cluster-resources/events/kube-system.json").as_deref(), Some("kube-system"));
+        assert_eq!(ns("sb-2026/cluster-resources/nodes.json"), None);
+        assert_eq!(ns("mg/quay-io-x/namespaces/shop/core/pods.yaml").as_deref(), Some("shop"));
+        assert_eq!(
+            ns("mg/q/namespaces/kube-node-lease/coordination.k8s.io/leases/n1.yaml").as_deref(),
+            Some("kube-node-lease")
+        );
+        assert_eq!(ns("mg/q/cluster-scoped-resources/core/nodes/ip-10-0-1-23.yaml"), None);
+        // A dump's files in an archive: the directory may be a wrapper, not a namespace.
+        assert_eq!(ns("dump/shop/pods.json"), None);
+        assert_eq!(ns("dump/_nodes/n1/kubelet.log"), None);
     }
 
     #[test]

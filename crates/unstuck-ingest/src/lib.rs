@@ -75,6 +75,9 @@ pub struct Options {
     pub slim: bool,
     /// Read API objects (off for `scan_logs_into`, which only scans node logs into a snapshot it is given).
     pub api: bool,
+    /// Read namespaced objects of these namespaces only (`logs` and `timeline` on one pod: the pod, its
+    /// events and its owners are all in its namespace). Cluster-scoped objects are always read.
+    pub namespaces: Option<std::collections::BTreeSet<String>>,
 }
 
 impl Default for Options {
@@ -90,6 +93,7 @@ impl Default for Options {
             raw_pods: false,
             slim: false,
             api: true,
+            namespaces: None,
         }
     }
 }
@@ -192,6 +196,23 @@ pub fn scan_logs_into(snap: &mut Snapshot, paths: &[PathBuf], opts: &Options) ->
     snap.log_hits = logs::attribute_and_fold(snap, files, opts, now);
     snap.canonicalize();
     Ok(())
+}
+
+/// The namespaces whose pods files mention `needle` (a pod UID, name or container ID), found without parsing
+/// (one substring search per pods file), so that `logs` and `timeline` parse one namespace, not the cluster.
+/// `None` when an input is not a cluster-info dump directory: then every namespace must be read.
+pub fn namespaces_naming(
+    paths: &[PathBuf],
+    needle: &str,
+) -> Result<Option<std::collections::BTreeSet<String>>, IngestError> {
+    let mut out = std::collections::BTreeSet::new();
+    for p in paths {
+        if !(p.is_dir() && is_dump_dir(p)) {
+            return Ok(None);
+        }
+        out.extend(collect::dump_namespaces_naming(p, needle.as_bytes())?);
+    }
+    Ok(Some(out))
 }
 
 /// Read kubectl output (JSON, concatenated JSON or multi-document YAML) from memory.

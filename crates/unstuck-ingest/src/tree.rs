@@ -134,7 +134,7 @@ pub(crate) fn take_entry(
     };
     match &routed.route {
         Route::Ignore => {}
-        Route::List(_) | Route::Objects if !c.opts.api => {}
+        Route::List(_) | Route::Objects if !c.opts.api || outside_focus(c, parts, &routed) => {}
         route @ (Route::List(_) | Route::Objects) => {
             let b = read_all(r, limits.max_api_file_bytes)?;
             add_api(c, shown, route, &b)?;
@@ -224,6 +224,12 @@ fn walk(root: &Path, c: &mut Collector) -> Result<Vec<(Vec<String>, PathBuf)>, I
     Ok(out)
 }
 
+/// A namespaced API file of a namespace the options leave out (`logs` and `timeline` on one pod).
+fn outside_focus(c: &Collector, parts: &[String], routed: &layout::Routed) -> bool {
+    let Some(keep) = &c.opts.namespaces else { return false };
+    layout::namespace_of(parts, routed).is_some_and(|ns| !keep.contains(&ns))
+}
+
 /// A directory in any recognised layout other than unstuck's own (read by `read_dir_bundle`).
 pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), IngestError> {
     let files = walk(root, c)?;
@@ -235,7 +241,7 @@ pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), Inge
         let shown = path.display().to_string();
         match routed.route {
             Route::Ignore => {}
-            Route::List(_) | Route::Objects if !c.opts.api => {}
+            Route::List(_) | Route::Objects if !c.opts.api || outside_focus(c, &parts, &routed) => {}
             r @ (Route::List(_) | Route::Objects) => api_files.push((path, r)),
             Route::Log(node) => log_files.push((node_name(&node), path, log_file_label(&parts))),
             small => match crate::read_capped(&path, small_cap(&small)) {

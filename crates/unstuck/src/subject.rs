@@ -70,6 +70,17 @@ fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snap
     opts.slim = false;
     let logs = opts.logs;
     opts.logs = false;
+    // Only the subject's namespace is parsed: named in the subject, or found by a substring search of the
+    // pods files (a UID, a bare name, a container ID).
+    // `default` is always read: the events about Nodes (the subject's node in a timeline) are kept there.
+    opts.namespaces = match subject.split_once('/') {
+        Some((ns, _)) => Some([ns.to_string()].into()),
+        None => unstuck_ingest::namespaces_naming(paths, subject)?,
+    }
+    .map(|mut set| {
+        set.insert("default".to_string());
+        set
+    });
     let snap = unstuck_ingest::load(paths, &opts)?;
     let pods = resolve(&snap, subject);
     let n = needles(&pods, subject);
@@ -83,6 +94,7 @@ fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snap
     opts.logs = true;
     opts.fold = false;
     opts.catalog = subject_catalog(&n)?;
+    opts.namespaces = None;
     // The objects are read once; the second pass only scans node logs for the subject's identifiers.
     let mut snap = snap;
     unstuck_ingest::scan_logs_into(&mut snap, paths, &opts)?;

@@ -267,3 +267,46 @@ fn a_tree_outside_git_has_no_commit() {
         assert_eq!(date, "2026-11-23");
     }
 }
+
+/// `logs` and `timeline` parse only the subject's namespace (and `default`, where events about Nodes are
+/// kept): a broken pods file elsewhere does not stop them, while `diagnose`, which reads everything, names it.
+/// The output is the same as from the untouched bundle.
+#[test]
+fn logs_and_timeline_read_only_the_subjects_namespace() {
+    let d = tempfile::tempdir().unwrap();
+    let b = d.path().join("bundle");
+    walk_copy(&example("seed-000-poststart-hostpid"), &b);
+    let node_event = serde_json::json!({
+        "apiVersion": "v1", "kind": "EventList", "metadata": {"resourceVersion": "1"},
+        "items": [{
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "10.206.0.11.17a2", "namespace": "default", "uid": "e1"},
+            "involvedObject": {"kind": "Node", "name": "10.206.0.11", "uid": "10.206.0.11"},
+            "reason": "NodeHasSufficientPID", "message": "Node 10.206.0.11 status is now: NodeHasSufficientPID",
+            "type": "Normal", "source": {"component": "kubelet", "host": "10.206.0.11"},
+            "firstTimestamp": "2021-03-01T10:00:00Z", "lastTimestamp": "2021-03-01T10:00:00Z", "count": 1
+        }]
+    });
+    std::fs::write(b.join("default/events.json"), node_event.to_string()).unwrap();
+    let bs = b.to_str().unwrap();
+    let (_, before, err) = run(&["timeline", "kube-system/khaos-guardian-bmzsk", bs]);
+    assert!(before.contains("NodeHasSufficientPID"), "the node's event is on the pod's timeline: {err}");
+    assert!(before.contains("Started container khaos-agent"), "{before}");
+    let (_, logs_before, _) = run(&["logs", "c326b874-5fb9-4591-81b2-588df33bd1af", bs]);
+
+    std::fs::create_dir_all(b.join("zz-unrelated")).unwrap();
+    std::fs::write(b.join("zz-unrelated/pods.json"), "{\"kind\": \"PodList\", \"items\": [ {\"metadata\": ").unwrap();
+    let (code, _, err) = run(&["diagnose", bs]);
+    assert_eq!(code, 2, "diagnose reads every namespace");
+    assert!(err.contains("zz-unrelated/pods.json"), "{err}");
+    for subject in ["kube-system/khaos-guardian-bmzsk", "c326b874-5fb9-4591-81b2-588df33bd1af", "khaos-guardian-bmzsk"]
+    {
+        let (code, out, err) = run(&["timeline", subject, bs]);
+        assert_eq!(code, 0, "{subject}: {err}");
+        assert_eq!(out, before, "{subject}");
+    }
+    let (code, out, err) = run(&["logs", "c326b874-5fb9-4591-81b2-588df33bd1af", bs]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, logs_before);
+    assert!(out.contains("_nodes/10.206.0.11/"), "{out}");
+}
