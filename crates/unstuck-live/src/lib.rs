@@ -5,6 +5,7 @@
 
 pub mod apply;
 mod collect;
+pub mod evaluate;
 pub mod lease;
 pub mod review;
 pub mod watch;

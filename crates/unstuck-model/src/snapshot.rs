@@ -346,3 +346,28 @@ mod tests {
         assert_eq!(c.get(&"zzz").count(), 0);
     }
 }
+
+/// The part of the cluster a batch of watch changes can affect (`unstuck serve`'s incremental evaluation):
+/// the findings about these subjects are evaluated again on a snapshot of just this part, and every other
+/// finding is kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Nodes whose findings are evaluated again; every pod bound to them is in the partial snapshot.
+    pub nodes: rustc_hash::FxHashSet<String>,
+    /// Pods (by UID) whose findings are evaluated again, including pods that were deleted.
+    pub pods: rustc_hash::FxHashSet<String>,
+    /// Workloads (`kind`, `namespace`, `name`) whose findings are evaluated again.
+    pub workloads: Vec<(String, String, String)>,
+}
+
+impl Scope {
+    /// Whether a finding's subject (`kind`, `namespace`, `name`, `uid`) is one this scope re-evaluates.
+    pub fn covers(&self, kind: &str, namespace: &str, name: &str, uid: &str) -> bool {
+        match kind {
+            "Pod" => self.pods.contains(uid),
+            "Node" => self.nodes.contains(name),
+            // A handful per change: a list is faster than hashing three strings.
+            _ => self.workloads.iter().any(|(k, ns, n)| k == kind && ns == namespace && n == name),
+        }
+    }
+}

@@ -11,7 +11,13 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
-use crate::Report;
+use unstuck_model::Time;
+use unstuck_rules::Finding;
+
+use crate::{Report, Summary};
+
+/// Findings shared with whoever else holds the same evaluation (`unstuck serve`'s report readers).
+pub type Shared = std::sync::Arc<[std::sync::Arc<Finding>]>;
 
 type Labels = Vec<(String, String)>;
 type FGauge = Gauge<f64, AtomicU64>;
@@ -36,6 +42,10 @@ pub struct Metrics {
     pods_stuck: Gauge,
     nodes_checked: Gauge,
     evaluations: Counter,
+    incremental: Counter,
+    /// The newest report, its per-finding series not built yet: they are built when scraped (evaluations
+    /// of what changed can come many times a second; scrapes come every few seconds).
+    pending: std::sync::Mutex<Option<Shared>>,
     failures: Counter,
     duration: FGauge,
     last: FGauge,
@@ -68,6 +78,8 @@ impl Metrics {
             pods_stuck: Gauge::default(),
             nodes_checked: Gauge::default(),
             evaluations: Counter::default(),
+            incremental: Counter::default(),
+            pending: std::sync::Mutex::new(None),
             failures: Counter::default(),
             duration: FGauge::default(),
             last: FGauge::default(),
@@ -95,6 +107,11 @@ impl Metrics {
         r.register("pods_stuck", "Pods the last evaluation found stuck", m.pods_stuck.clone());
         r.register("nodes_checked", "Nodes the last evaluation looked at", m.nodes_checked.clone());
         r.register("evaluations", "Evaluations of the rules over the watched cluster", m.evaluations.clone());
+        r.register(
+            "incremental_evaluations",
+            "Evaluations of only the part of the cluster a batch of watch changes touched (counted in unstuck_evaluations too)",
+            m.incremental.clone(),
+        );
         r.register("evaluation_failures", "Evaluations that failed (see the log)", m.failures.clone());
         r.register("evaluation_duration_seconds", "How long the last evaluation took", m.duration.clone());
         r.register("last_evaluation_timestamp_seconds", "Unix time of the last successful evaluation", m.last.clone());
@@ -125,6 +142,23 @@ impl Metrics {
     /// Replace the findings with those of a new report.
     pub fn observe(&self, report: &Report, took_seconds: f64) {
         let _g = self.swap.lock().unwrap_or_else(|p| p.into_inner());
+        self.pending.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.series(report.findings.iter());
+        self.totals(&report.summary, report.captured_at, took_seconds);
+    }
+
+    /// A new evaluation's findings (`incremental`: of what changed only): the totals now, the per-finding
+    /// series when next scraped.
+    pub fn record(&self, summary: &Summary, captured_at: Time, findings: Shared, took_seconds: f64, incremental: bool) {
+        let _g = self.swap.lock().unwrap_or_else(|p| p.into_inner());
+        self.totals(summary, captured_at, took_seconds);
+        if incremental {
+            self.incremental.inc();
+        }
+        *self.pending.lock().unwrap_or_else(|p| p.into_inner()) = Some(findings);
+    }
+
+    fn series<'a>(&self, findings: impl Iterator<Item = &'a Finding>) {
         self.stuck_seconds.clear();
         self.findings.clear();
         let alerting = self.alerting.load(std::sync::atomic::Ordering::SeqCst);
@@ -133,7 +167,7 @@ impl Metrics {
                 self.findings.get_or_create(&l(&[("rule", rule), ("severity", sev)])).set(0);
             }
         }
-        for f in report.findings.iter().filter(|_| alerting) {
+        for f in findings.filter(|_| alerting) {
             let sev = f.severity.as_str();
             let s = &f.subject;
             let labels = l(&[
@@ -147,13 +181,15 @@ impl Metrics {
             self.stuck_seconds.get_or_create(&labels).set(f.stuck_for_seconds.unwrap_or(0).max(0) as f64);
             self.findings.get_or_create(&l(&[("rule", &f.rule), ("severity", sev)])).inc();
         }
-        let s = &report.summary;
+    }
+
+    fn totals(&self, s: &Summary, captured_at: Time, took_seconds: f64) {
         self.pods_checked.set(s.pods_checked as i64);
         self.pods_stuck.set(s.pods_stuck as i64);
         self.nodes_checked.set(s.nodes_checked as i64);
         self.evaluations.inc();
         self.duration.set(took_seconds);
-        self.last.set(report.captured_at.as_millisecond() as f64 / 1000.0);
+        self.last.set(captured_at.as_millisecond() as f64 / 1000.0);
     }
 
     pub fn failed(&self) {
@@ -185,6 +221,9 @@ impl Metrics {
     /// The OpenMetrics text exposition.
     pub fn encode(&self) -> String {
         let _g = self.swap.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = self.pending.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            self.series(f.iter().map(|f| &**f));
+        }
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = encode(&mut out, &self.registry);

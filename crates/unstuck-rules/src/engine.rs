@@ -88,6 +88,8 @@ pub struct Diagnosis {
     pub pods_checked: usize,
     pub pods_stuck: usize,
     pub nodes_checked: usize,
+    /// UIDs of the stuck pods (what an incremental evaluation keeps count of).
+    pub stuck: Vec<String>,
 }
 
 fn default_severity(rule: &str) -> Severity {
@@ -273,8 +275,25 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
             findings.extend(check(&cx, &stuck));
         }
     }
+    link_blocks(&mut findings);
+    if !cfg.rules.is_empty() {
+        findings.retain(|f| cfg.rules.contains(&f.rule));
+    }
+    sort_findings(&mut findings);
+    Diagnosis {
+        now,
+        pods_checked: pods.len(),
+        pods_stuck: stuck.len(),
+        nodes_checked: cx.health.len(),
+        stuck: stuck.iter().map(|sp| sp.pod.metadata.uid.to_string()).collect(),
+        findings,
+    }
+}
+
+/// What each stuck pod blocks: the workload findings that list it, by pod UID.
+fn blocks_of<'a>(findings: impl Iterator<Item = &'a Finding>) -> HashMap<String, Vec<ObjectRef>> {
     let mut blocks: HashMap<String, Vec<ObjectRef>> = HashMap::new();
-    for f in findings.iter().filter(|f| f.subject.kind != "Pod" && f.subject.kind != "Node") {
+    for f in findings.filter(|f| is_workload(f)) {
         for p in &f.pods {
             blocks.entry(p.uid.clone()).or_default().push(ObjectRef {
                 kind: f.subject.kind.clone(),
@@ -285,38 +304,195 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
             });
         }
     }
+    blocks
+}
+
+fn link_blocks(findings: &mut [Finding]) {
+    let mut blocks = blocks_of(findings.iter());
     for f in findings.iter_mut().filter(|f| f.subject.kind == "Pod") {
-        if let Some(b) = blocks.remove(&f.subject.uid) {
-            f.blocks = b;
+        f.blocks = blocks.remove(&f.subject.uid).unwrap_or_default();
+    }
+}
+
+fn key(f: &Finding) -> (u8, &str, std::cmp::Reverse<Severity>, &str, &str, &str, &str, &str) {
+    let s = &f.subject;
+    let rank = match s.kind.as_str() {
+        "Node" => 0,
+        "Pod" => 2,
+        _ => 1,
+    };
+    (rank, &s.node, std::cmp::Reverse(f.severity), &f.rule, &s.namespace, &s.name, &s.kind, &s.uid)
+}
+
+/// Nodes first, then workloads, then pods; by node, severity, rule and name within each. Kind and UID
+/// last: ties (a Deployment and a StatefulSet of the same name) do not depend on the order findings were
+/// made in, so that an incremental evaluation places them where a full sort does.
+fn order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
+    key(a).cmp(&key(b))
+}
+
+fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(order);
+}
+
+/// The findings of the last evaluation, kept current by evaluating only what changed (`unstuck serve`).
+///
+/// Start from a full [`diagnose`]; then, for each batch of changes, [`diagnose`] a snapshot of just the part
+/// of the cluster they can affect and [`Incremental::apply`] it with the [`Scope`] of subjects it decides:
+/// their findings are replaced, every other finding is kept. Rules are pure functions of the model, so the
+/// result is what a full evaluation would give, as long as nothing changed by time alone (a pod crossing
+/// `--stuck-after`, a lease expiring): a full evaluation at every interval covers those.
+///
+/// Findings are shared (`Arc`) so that handing the current set to readers costs a pointer per finding, and
+/// kept in the report's order, so that a change costs its own findings, not a sort of the cluster's.
+///
+/// [`Scope`]: unstuck_model::Scope
+#[derive(Debug, Clone)]
+pub struct Incremental {
+    /// Findings by their place in the report.
+    findings: std::collections::BTreeMap<OrderKey, std::sync::Arc<Finding>>,
+    /// Where each subject's findings are: a change finds its subjects' findings without a pass over all.
+    by_subject: rustc_hash::FxHashMap<String, Vec<OrderKey>>,
+    stuck: rustc_hash::FxHashSet<String>,
+    now: Time,
+    pods_checked: usize,
+    nodes_checked: usize,
+    /// Without a rule filter: the workload findings that link pods to what they block are all there, so
+    /// links are kept current. With one, they may be filtered out, and links stay as each evaluation made them.
+    relink: bool,
+}
+
+/// A finding's place in the report ([`order`]), owned.
+type OrderKey = (u8, String, std::cmp::Reverse<Severity>, String, String, String, String, String);
+
+fn order_key(f: &Finding) -> OrderKey {
+    let (r, node, sev, rule, ns, name, kind, uid) = key(f);
+    (r, node.into(), sev, rule.into(), ns.into(), name.into(), kind.into(), uid.into())
+}
+
+/// The subject as [`unstuck_model::Scope`] names it: a pod by UID, a node by name, a workload by kind,
+/// namespace and name.
+fn subject_id(kind: &str, namespace: &str, name: &str, uid: &str) -> String {
+    match kind {
+        "Pod" => format!("Pod\0{uid}"),
+        "Node" => format!("Node\0{name}"),
+        _ => format!("{kind}\0{namespace}\0{name}"),
+    }
+}
+
+fn finding_subject_id(f: &Finding) -> String {
+    let s = &f.subject;
+    subject_id(&s.kind, &s.namespace, &s.name, &s.uid)
+}
+
+impl Incremental {
+    pub fn new(full: Diagnosis, cfg: &Config) -> Incremental {
+        let mut inc = Incremental {
+            findings: Default::default(),
+            by_subject: Default::default(),
+            stuck: full.stuck.into_iter().collect(),
+            now: full.now,
+            pods_checked: full.pods_checked,
+            nodes_checked: full.nodes_checked,
+            relink: cfg.rules.is_empty(),
+        };
+        for f in full.findings {
+            inc.insert(f);
+        }
+        inc
+    }
+
+    fn insert(&mut self, f: Finding) {
+        let k = order_key(&f);
+        self.by_subject.entry(finding_subject_id(&f)).or_default().push(k.clone());
+        self.findings.insert(k, std::sync::Arc::new(f));
+    }
+
+    /// Replace the findings about `scope`'s subjects with those `partial` (a diagnosis of the scoped
+    /// snapshot) has about them. Returns the findings that came and went, as (rule, subject).
+    pub fn apply(&mut self, partial: Diagnosis, scope: &unstuck_model::Scope) -> Changed {
+        let covers = |f: &Finding| scope.covers(&f.subject.kind, &f.subject.namespace, &f.subject.name, &f.subject.uid);
+        let id = |f: &Finding| (f.rule.clone(), f.subject.display());
+        let mut before: std::collections::BTreeSet<(String, String)> = Default::default();
+        let mut workloads_changed = false;
+        let subjects = scope
+            .pods
+            .iter()
+            .map(|u| subject_id("Pod", "", "", u))
+            .chain(scope.nodes.iter().map(|n| subject_id("Node", "", n, "")))
+            .chain(scope.workloads.iter().map(|(k, ns, n)| subject_id(k, ns, n, "")));
+        for sid in subjects {
+            for k in self.by_subject.remove(&sid).unwrap_or_default() {
+                if let Some(f) = self.findings.remove(&k) {
+                    before.insert(id(&f));
+                    workloads_changed |= is_workload(&f);
+                }
+            }
+        }
+        let mut after: std::collections::BTreeSet<(String, String)> = Default::default();
+        for f in partial.findings.into_iter().filter(|f| covers(f)) {
+            after.insert(id(&f));
+            workloads_changed |= is_workload(&f);
+            self.insert(f);
+        }
+        let changed = Changed {
+            came: after.difference(&before).cloned().collect(),
+            gone: before.difference(&after).cloned().collect(),
+        };
+        if self.relink && workloads_changed {
+            // Which pods a workload finding lists changed: link every pod finding again, touching only
+            // those whose links differ.
+            let mut blocks = blocks_of(self.findings.values().map(|f| &**f));
+            for f in self.findings.values_mut().filter(|f| f.subject.kind == "Pod") {
+                let b = blocks.remove(&f.subject.uid).unwrap_or_default();
+                if f.blocks != b {
+                    std::sync::Arc::make_mut(f).blocks = b;
+                }
+            }
+        }
+        for u in &scope.pods {
+            self.stuck.remove(u);
+        }
+        self.stuck.extend(partial.stuck.into_iter().filter(|u| scope.pods.contains(u)));
+        self.now = partial.now;
+        changed
+    }
+
+    /// The findings, in the report's order.
+    pub fn findings(&self) -> impl ExactSizeIterator<Item = &std::sync::Arc<Finding>> {
+        self.findings.values()
+    }
+
+    /// The whole diagnosis as of the last change (the findings copied).
+    pub fn diagnosis(&self) -> Diagnosis {
+        Diagnosis {
+            now: self.now,
+            findings: self.findings.values().map(|f| (**f).clone()).collect(),
+            pods_checked: self.pods_checked,
+            pods_stuck: self.stuck.len(),
+            nodes_checked: self.nodes_checked,
+            stuck: self.stuck.iter().cloned().collect(),
         }
     }
-    if !cfg.rules.is_empty() {
-        findings.retain(|f| cfg.rules.contains(&f.rule));
+
+    pub fn pods_stuck(&self) -> usize {
+        self.stuck.len()
     }
-    findings.sort_by(|a, b| {
-        let kind_rank = |k: &str| match k {
-            "Node" => 0,
-            "Pod" => 2,
-            _ => 1,
-        };
-        (
-            kind_rank(&a.subject.kind),
-            &a.subject.node,
-            std::cmp::Reverse(a.severity),
-            &a.rule,
-            &a.subject.namespace,
-            &a.subject.name,
-        )
-            .cmp(&(
-                kind_rank(&b.subject.kind),
-                &b.subject.node,
-                std::cmp::Reverse(b.severity),
-                &b.rule,
-                &b.subject.namespace,
-                &b.subject.name,
-            ))
-    });
-    Diagnosis { now, pods_checked: pods.len(), pods_stuck: stuck.len(), nodes_checked: cx.health.len(), findings }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+}
+
+/// The findings one [`Incremental::apply`] added and removed, as (rule, subject).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changed {
+    pub came: Vec<(String, String)>,
+    pub gone: Vec<(String, String)>,
+}
+
+fn is_workload(f: &Finding) -> bool {
+    f.subject.kind != "Pod" && f.subject.kind != "Node"
 }
 
 /// The first match is the cause; the ids of later matches are contributing.

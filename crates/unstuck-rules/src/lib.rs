@@ -17,7 +17,7 @@ mod stuck;
 pub mod text_signals;
 pub mod util;
 
-pub use engine::{diagnose, pod_event_evidence, Config, Diagnosis, Selector};
+pub use engine::{diagnose, pod_event_evidence, Changed, Config, Diagnosis, Incremental, Selector};
 pub use finding::*;
 pub use health::NodeHealth;
 pub use stuck::{classify, StuckPod, StuckState};

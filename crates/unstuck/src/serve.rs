@@ -24,10 +24,11 @@ use axum::routing::get;
 use axum::Router;
 use tokio::sync::watch as chan;
 use unstuck_ingest::Options;
+use unstuck_live::evaluate::{Evaluator, Step, COALESCE};
 use unstuck_live::lease::{Elector, LeaseConfig};
 use unstuck_live::watch::{self, lock, Shared};
 use unstuck_live::Live;
-use unstuck_report::metrics::{Metrics, WatchState, CONTENT_TYPE};
+use unstuck_report::metrics::{Metrics, Shared as Findings, WatchState, CONTENT_TYPE};
 use unstuck_report::Report;
 use unstuck_rules::Config;
 
@@ -66,12 +67,27 @@ pub fn election_config(name: String, namespace: Option<String>, duration: Durati
     LeaseConfig { name, namespace, identity, duration }
 }
 
-/// The last evaluation, rendered once for every reader.
+/// The last evaluation, rendered once, when first asked for (incremental evaluations can come many
+/// times a second; readers come every scrape interval).
 struct Latest {
-    json: String,
-    html: String,
+    /// The report without its findings.
+    head: Report,
+    findings: Findings,
+    json: std::sync::OnceLock<String>,
+    html: std::sync::OnceLock<String>,
     at: Instant,
-    findings: usize,
+}
+
+impl Latest {
+    fn report(&self) -> Report {
+        let mut r = self.head.clone();
+        r.findings = self.findings.iter().map(|f| (**f).clone()).collect();
+        r.summary.by_rule.clear();
+        for f in &r.findings {
+            *r.summary.by_rule.entry(f.rule.clone()).or_insert(0) += 1;
+        }
+        r
+    }
 }
 
 struct App {
@@ -80,6 +96,8 @@ struct App {
     latest: RwLock<Option<Latest>>,
     interval: Duration,
     leader: chan::Receiver<bool>,
+    /// Evaluate in full at the next change (leadership gained: node logs are fetched by the leader).
+    full_now: std::sync::atomic::AtomicBool,
 }
 
 pub fn run(a: ServeArgs, live_args: &LiveArgs) -> Result<u8> {
@@ -113,6 +131,7 @@ async fn serve(a: ServeArgs, live_args: &LiveArgs) -> Result<u8> {
         latest: RwLock::new(None),
         interval: a.interval,
         leader: leader_rx.clone(),
+        full_now: std::sync::atomic::AtomicBool::new(false),
     });
     app.metrics.set_leader(*leader_rx.borrow());
     let (stop_tx, stop_rx) = chan::channel(false);
@@ -204,6 +223,7 @@ async fn follow_leadership(app: Arc<App>, mut rx: chan::Receiver<bool>) {
         app.metrics.set_leader(leader);
         if leader {
             eprintln!("unstuck serve: leader: this replica now exports the finding series (and fetches node logs)");
+            app.full_now.store(true, std::sync::atomic::Ordering::Relaxed);
             app.shared.changed.notify_one();
         } else {
             eprintln!("unstuck serve: no longer the leader: the finding series are left to the leader");
@@ -226,25 +246,28 @@ async fn shutdown() {
     }
 }
 
-/// Evaluate when the store changed (after a short quiet period, so a burst of events is one
-/// evaluation) and at least every `interval`, since pods become stuck by time passing alone.
+/// Evaluate when the store changed and at least every `interval`, since pods become stuck by time passing
+/// alone. Between full evaluations, each batch of watch changes (collected for `COALESCE`, 40 ms) is
+/// evaluated incrementally: only the nodes, pods and workloads it touches (`unstuck_live::evaluate`).
 async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_logs: Option<PathBuf>) {
-    const QUIET: Duration = Duration::from_millis(500);
     let log_dir = std::env::temp_dir().join(format!("unstuck-serve-logs-{}", std::process::id()));
     let mut fetched: BTreeMap<String, Instant> = BTreeMap::new();
     let mut last_set: BTreeSet<(String, String)> = BTreeSet::new();
-    // After an evaluation that took d, changes wait at least 4·d (at least 1 s, at most the interval)
-    // before the next one: a busy cluster changes all the time, and evaluating must not take all the CPU.
+    let mut ev = Evaluator::new(a.cfg.clone(), a.opts.clone(), live.server.clone());
+    // The last full evaluation's report: what was read and its warnings stand for the incremental ones.
+    let mut template: Option<Report> = None;
+    // After a full evaluation that took d, the next full one waits at least 4·d (at least 1 s, at most the
+    // interval): relists come in bursts, and evaluating must not take all the CPU.
     let mut gap = Duration::from_secs(1);
     let mut last_end = Instant::now();
     loop {
-        tokio::select! {
+        let tick = tokio::select! {
             _ = app.shared.changed.notified() => {
-                tokio::time::sleep(QUIET).await;
-                tokio::time::sleep_until((last_end + gap).into()).await;
+                tokio::time::sleep(COALESCE).await;
+                false
             }
-            _ = tokio::time::sleep(a.interval) => {}
-        }
+            _ = tokio::time::sleep(a.interval) => true,
+        };
         let ready = {
             let s = lock(&app.shared.store);
             s.synced("nodes") && s.synced("pods")
@@ -253,24 +276,45 @@ async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_log
             continue;
         }
         let t = Instant::now();
-        match evaluate(&live, &app, &a, node_logs.as_deref(), &log_dir, &mut fetched).await {
-            Ok(report) => {
-                let set: BTreeSet<(String, String)> =
-                    report.findings.iter().map(|f| (f.rule.clone(), f.subject.display())).collect();
-                if set != last_set {
-                    eprintln!("unstuck serve: {}", change_line(&last_set, &set));
-                    last_set = set;
+        let forced = app.full_now.swap(false, std::sync::atomic::Ordering::Relaxed);
+        let mut full = tick || forced || template.is_none() || ev.full_due(a.interval);
+        if !full {
+            match tokio::task::block_in_place(|| ev.changes(&app.shared)) {
+                Ok(Step::Nothing) => continue,
+                Ok(Step::Full) => full = true,
+                Ok(Step::Updated { changed, .. }) => {
+                    let (Some(tpl), Some(inc)) = (&template, ev.current()) else { continue };
+                    if !changed.came.is_empty() || !changed.gone.is_empty() {
+                        for g in &changed.gone {
+                            last_set.remove(g);
+                        }
+                        last_set.extend(changed.came.iter().cloned());
+                        eprintln!("unstuck serve: {}", change_summary(&last_set, &changed.came, &changed.gone));
+                    }
+                    let mut head = tpl.clone();
+                    head.captured_at = inc.now();
+                    head.summary.pods_stuck = inc.pods_stuck();
+                    publish(&app, head, inc.findings().cloned().collect(), t, None, true);
+                    continue;
                 }
-                app.metrics.observe(&report, t.elapsed().as_secs_f64());
+                Err(e) => {
+                    app.metrics.failed();
+                    eprintln!("unstuck serve: evaluation failed: {}", unstuck_report::clean(&e.to_string()));
+                    full = true;
+                }
+            }
+        }
+        if full && !tick && !forced && template.is_some() {
+            tokio::time::sleep_until((last_end + gap).into()).await;
+        }
+        let t = Instant::now();
+        match evaluate(&live, &app, &a, &mut ev, node_logs.as_deref(), &log_dir, &mut fetched).await {
+            Ok(mut report) => {
+                let findings: Findings = std::mem::take(&mut report.findings).into_iter().map(Arc::new).collect();
+                template = Some(report.clone());
+                publish(&app, report, findings, t, Some(&mut last_set), false);
                 last_end = Instant::now();
                 gap = (t.elapsed() * 4).clamp(Duration::from_secs(1), a.interval);
-                let latest = Latest {
-                    json: report.to_json(),
-                    html: unstuck_report::render_html(&report),
-                    at: Instant::now(),
-                    findings: report.findings.len(),
-                };
-                *app.latest.write().unwrap_or_else(|p| p.into_inner()) = Some(latest);
             }
             Err(e) => {
                 last_end = Instant::now();
@@ -281,20 +325,47 @@ async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_log
     }
 }
 
+/// Make an evaluation the one every reader sees: `head` is its report without the findings, which are
+/// shared with the evaluator; the report is put together and rendered when first asked for.
+fn publish(
+    app: &App,
+    mut head: Report,
+    findings: Findings,
+    t: Instant,
+    last_set: Option<&mut BTreeSet<(String, String)>>,
+    incremental: bool,
+) {
+    // A full evaluation is compared with what was published (an incremental one knows what changed).
+    if let Some(last_set) = last_set {
+        let set: BTreeSet<(String, String)> = findings.iter().map(|f| (f.rule.clone(), f.subject.display())).collect();
+        if set != *last_set {
+            eprintln!("unstuck serve: {}", change_line(last_set, &set));
+            *last_set = set;
+        }
+    }
+    head.findings.clear();
+    head.summary.findings = findings.len();
+    app.metrics.record(&head.summary, head.captured_at, findings.clone(), t.elapsed().as_secs_f64(), incremental);
+    let latest = Latest {
+        head,
+        findings,
+        json: std::sync::OnceLock::new(),
+        html: std::sync::OnceLock::new(),
+        at: Instant::now(),
+    };
+    *app.latest.write().unwrap_or_else(|p| p.into_inner()) = Some(latest);
+}
+
 async fn evaluate(
     live: &Live,
     app: &App,
     a: &ServeArgs,
+    ev: &mut Evaluator,
     node_logs: Option<&std::path::Path>,
     log_dir: &std::path::Path,
     fetched: &mut BTreeMap<String, Instant>,
 ) -> Result<Report> {
-    let shared = app.shared.clone();
-    let opts = a.opts.clone();
-    let server = live.server.clone();
-    let mut snap = tokio::task::spawn_blocking(move || lock(&shared.store).snapshot(&opts, &server))
-        .await
-        .context("snapshot task")??;
+    let mut snap = tokio::task::block_in_place(|| ev.full_snapshot(&app.shared))?;
     if a.opts.logs {
         if let Some(dir) = node_logs {
             unstuck_ingest::attach_node_logs(&mut snap, dir, &a.opts)?;
@@ -336,25 +407,26 @@ async fn evaluate(
             );
         }
     }
-    let cfg = a.cfg.clone();
-    let report = tokio::task::spawn_blocking(move || {
-        let d = unstuck_rules::diagnose(&snap, &cfg);
-        Report::new(&snap, d)
-    })
-    .await
-    .context("diagnose task")?;
-    Ok(report)
+    let d = tokio::task::block_in_place(|| ev.full(&snap));
+    Ok(Report::new(&snap, d))
 }
 
 /// One log line for a change of findings: counts by rule, then the subjects that came and went
 /// (at most a few of each: a large cluster can change by thousands at once).
 fn change_line(before: &BTreeSet<(String, String)>, after: &BTreeSet<(String, String)>) -> String {
+    let came: Vec<(String, String)> = after.difference(before).cloned().collect();
+    let gone: Vec<(String, String)> = before.difference(after).cloned().collect();
+    change_summary(after, &came, &gone)
+}
+
+/// The line for findings `after`, of which `came` are new and `gone` went.
+fn change_summary(after: &BTreeSet<(String, String)>, came: &[(String, String)], gone: &[(String, String)]) -> String {
     const SHOWN: usize = 5;
     let mut by_rule: BTreeMap<&str, usize> = BTreeMap::new();
     for (r, _) in after {
         *by_rule.entry(r).or_insert(0) += 1;
     }
-    let list = |what: &str, items: Vec<&(String, String)>| -> String {
+    let list = |what: &str, items: &[(String, String)]| -> String {
         if items.is_empty() {
             return String::new();
         }
@@ -369,8 +441,8 @@ fn change_line(before: &BTreeSet<(String, String)>, after: &BTreeSet<(String, St
         "{} finding(s){}{}{}",
         after.len(),
         if counts.is_empty() { String::new() } else { format!(" ({})", counts.join(", ")) },
-        list("new", after.difference(before).collect()),
-        list("gone", before.difference(after).collect())
+        list("new", came),
+        list("gone", gone)
     )
 }
 
@@ -394,14 +466,19 @@ fn not_yet() -> Response {
 
 async fn findings(State(app): State<Arc<App>>) -> Response {
     match &*app.latest.read().unwrap_or_else(|p| p.into_inner()) {
-        Some(l) => ([(header::CONTENT_TYPE, "application/json")], l.json.clone()).into_response(),
+        Some(l) => ([(header::CONTENT_TYPE, "application/json")], l.json.get_or_init(|| l.report().to_json()).clone())
+            .into_response(),
         None => not_yet(),
     }
 }
 
 async fn html(State(app): State<Arc<App>>) -> Response {
     match &*app.latest.read().unwrap_or_else(|p| p.into_inner()) {
-        Some(l) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], l.html.clone()).into_response(),
+        Some(l) => (
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            l.html.get_or_init(|| unstuck_report::render_html(&l.report())).clone(),
+        )
+            .into_response(),
         None => not_yet(),
     }
 }
@@ -420,7 +497,7 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
         to.push(format!("{k}: {e}"));
     }
     let (age, n) = match &*app.latest.read().unwrap_or_else(|p| p.into_inner()) {
-        Some(l) => (Some(l.at.elapsed()), l.findings),
+        Some(l) => (Some(l.at.elapsed()), l.findings.len()),
         None => (None, 0),
     };
     match age {

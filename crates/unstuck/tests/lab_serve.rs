@@ -170,6 +170,11 @@ fn tamper(jwt: &str) -> String {
 
 const HOLDER: &str = "rule=\"finalizer-blocked\"";
 
+/// The finding's own series (not the per-rule count, which reads 0 when there is none).
+fn holds(metrics: &str) -> bool {
+    metrics.lines().any(|l| l.starts_with("unstuck_stuck_seconds{") && l.contains(HOLDER))
+}
+
 fn openssl(args: &[&str]) {
     let out = Command::new("openssl").args(args).output().expect("openssl runs");
     assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -264,9 +269,7 @@ fn serve_authenticated_tls_and_leader_failover() {
     let a = Serve::start("serve-a", kc, &[]);
     assert!(a.logged("self-signed certificate"), "no warning about the self-signed certificate");
     until("/readyz (open, no token)", Duration::from_secs(90), || get(&a.addr, "/readyz", None, None).0 == 200);
-    until("the finding on /metrics", Duration::from_secs(60), || {
-        get(&a.addr, "/metrics", Some(&prom), None).1.lines().any(|l| l.contains(HOLDER))
-    });
+    until("the finding on /metrics", Duration::from_secs(60), || holds(&get(&a.addr, "/metrics", Some(&prom), None).1));
     assert_eq!(get(&a.addr, "/healthz", None, None), (200, "ok\n".to_string()));
     for path in ["/metrics", "/findings", "/"] {
         let (code, body) = get(&a.addr, path, None, None);
@@ -283,6 +286,11 @@ fn serve_authenticated_tls_and_leader_failover() {
     }
     let (_, metrics) = get(&a.addr, "/metrics", Some(&prom), None);
     assert_eq!(sample(&metrics, "unstuck_leader"), Some(1.0), "a lone replica is the leader:\n{metrics}");
+    // Between full evaluations, watch changes (the kubelets' status updates) are evaluated incrementally.
+    until("an incremental evaluation", Duration::from_secs(60), || {
+        sample(&get(&a.addr, "/metrics", Some(&prom), None).1, "unstuck_incremental_evaluations_total")
+            .is_some_and(|n| n > 0.0)
+    });
     let (_, findings) = get(&a.addr, "/findings", Some(&prom), None);
     let v: serde_json::Value = serde_json::from_str(&findings).expect("/findings is JSON");
     assert!(
@@ -326,7 +334,7 @@ fn serve_authenticated_tls_and_leader_failover() {
     until("one leader exporting the finding", Duration::from_secs(90), || {
         replicas.iter().any(|(s, _, _)| {
             let m = scrape(s);
-            sample(&m, "unstuck_leader") == Some(1.0) && m.lines().any(|l| l.contains(HOLDER))
+            sample(&m, "unstuck_leader") == Some(1.0) && holds(&m)
         })
     });
     // For a while, every scrape: exactly one leader, and only it has finding series.
@@ -376,7 +384,7 @@ fn serve_authenticated_tls_and_leader_failover() {
         let m = get(&survivor.addr, "/metrics", Some(&prom), Some(&c1)).1;
         let leads = sample(&m, "unstuck_leader") == Some(1.0);
         seen_follower_series |= !leads && !finding_series(&m).is_empty();
-        leads && m.lines().any(|l| l.contains(HOLDER))
+        leads && holds(&m)
     });
     assert!(!seen_follower_series, "the survivor exported finding series before it led");
     // 6 s lease + one retry period (6/7 s) + an evaluation (2 s interval) and scrape slack.
@@ -428,7 +436,7 @@ fn serve_authenticated_tls_and_leader_failover() {
     assert!(survivor.logged("stopped"));
     until("serve-e to lead after the release", Duration::from_secs(10), || {
         let m = get(&e.addr, "/metrics", Some(&prom), None).1;
-        sample(&m, "unstuck_leader") == Some(1.0) && m.lines().any(|l| l.contains(HOLDER))
+        sample(&m, "unstuck_leader") == Some(1.0) && holds(&m)
     });
     let took = t.elapsed();
     assert!(took < Duration::from_secs(6), "takeover after a release took {took:?}: the Lease was not released");
@@ -474,7 +482,7 @@ fn serve_authenticated_tls_and_leader_failover() {
         code == 503
     });
     let (_, metrics) = get(&d.addr, "/metrics", Some(&prom), None);
-    assert!(metrics.lines().any(|l| l.contains(HOLDER)), "the finding series stay while the API is down");
+    assert!(holds(&metrics), "the finding series stay while the API is down");
     assert!(sample(&metrics, "unstuck_last_evaluation_timestamp_seconds").is_some());
     println!("API server down: 503 for unreviewable tokens, last findings kept, /readyz 503: {}", why.trim());
 }
