@@ -68,9 +68,9 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let node = pod.spec.node_name.as_str();
     // NetworkNotReady: the kubelet's event on a pod waiting for the node's network plugin.
     let mut events = pod_events_with(cx, pod, &["FailedCreatePodSandBox", "NetworkNotReady"], None);
-    if sp.state.is_terminating() {
-        events.extend(cni_teardown_events(cx, pod));
-    }
+    // A sandbox the network plugin cannot tear down: a deleted pod's, or the failed sandbox of a pod still
+    // being created, which the kubelet kills before it tries again.
+    events.extend(cni_teardown_events(cx, pod));
     let own = pod_hits(cx, pod, RULE.id);
     let nodewide = cx.node_health(node).and_then(node_not_ready_network);
     // Lines on the node that name no pod we know (the network plugin is not ready; a redacted or
