@@ -316,25 +316,30 @@ pub(crate) fn dump_namespaces_naming(root: &Path, needle: &[u8]) -> Result<Vec<S
         }
     }
     let finder = memchr::memmem::Finder::new(needle);
-    let hits: Result<Vec<Option<String>>, IngestError> = dirs
-        .par_iter()
-        .map(|(name, dir)| {
-            for f in ["pods.json", "pods.yaml", "pods.yml"] {
-                let p = dir.join(f);
-                let found = fs::File::open(&p).and_then(|f| {
-                    let len = f.metadata()?.len();
-                    crate::logs::with_file_bytes(f, len, |b| finder.find(b).is_some())
-                });
-                match found {
-                    Ok(true) => return Ok(Some(name.clone())),
-                    Ok(false) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(IngestError::io(&p, e)),
-                }
+    let search = |(name, dir): &(String, std::path::PathBuf)| -> Result<Option<String>, IngestError> {
+        for f in ["pods.json", "pods.yaml", "pods.yml"] {
+            let p = dir.join(f);
+            let found = fs::File::open(&p).and_then(|f| {
+                let len = f.metadata()?.len();
+                crate::logs::with_file_bytes(f, len, |b| finder.find(b).is_some())
+            });
+            match found {
+                Ok(true) => return Ok(Some(name.clone())),
+                Ok(false) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(IngestError::io(&p, e)),
             }
-            Ok(None)
-        })
-        .collect();
+        }
+        Ok(None)
+    };
+    // A UID (or a full container ID) names one pod: the first pods file that has it is the only one.
+    if crate::api::uid_bits(std::str::from_utf8(needle).unwrap_or("")).is_some() || needle.len() == 64 {
+        return match dirs.par_iter().map(search).find_any(|r| !matches!(r, Ok(None))) {
+            Some(r) => Ok(r?.into_iter().collect()),
+            None => Ok(Vec::new()),
+        };
+    }
+    let hits: Result<Vec<Option<String>>, IngestError> = dirs.par_iter().map(search).collect();
     Ok(hits?.into_iter().flatten().collect())
 }
 
