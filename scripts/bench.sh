@@ -3,6 +3,7 @@
 #   scripts/bench.sh [NODES] [PODS_PER_NODE] [LOG_KB_PER_NODE]     (default 5000 30 500: 150,000 pods, ~2.5 GB logs)
 #   LOG_PROFILE=production|classic (default production: a production kubelet's mix, nearly every line names a pod)
 #   LAYOUTS=1: also lay the bundle out as a support bundle and a must-gather (scripts/bench-layouts.py) and time them
+#   SERVE=1: also time `serve`'s evaluation at 50 watch changes a second, incremental and full (benches/serve_incremental.rs)
 # Installs ripgrep and hyperfine from Debian if missing. Writes the raw figures to bench-data/results-*.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,3 +64,9 @@ fi
 /usr/bin/time -v $U diagnose "$DATA" -o json 2> bench-data/time-v.txt > bench-data/report.json || true
 grep -E "Maximum resident set size|Elapsed" bench-data/time-v.txt | tee -a "$out"
 python3 -c "import json; r=json.load(open('bench-data/report.json')); print('findings:', r['summary'])" | tee -a "$out"
+if [ "${SERVE:-}" = 1 ]; then
+  # serve at this scale: incremental evaluation against full evaluation at 50 watch changes a second.
+  for mode in "" --full-only; do
+    cargo bench -q -p unstuck-live --bench serve_incremental -- "$PWD/$DATA" $mode 2>/dev/null | tee -a "$out"
+  done
+fi
