@@ -205,6 +205,17 @@ fn read_tar(name: &str, packing: Packing, inner: impl Read, c: &mut Collector) -
 
 /// A zip archive: entries in the order its central directory lists them.
 fn read_zip(name: &str, f: impl Read + std::io::Seek, c: &mut Collector) -> Result<(), IngestError> {
+    read_zip_under(name, f, &[], c)
+}
+
+/// A zip archive found inside a directory layout (AKS Periscope's `<node>/<node>.zip`): its entries are
+/// routed as if they were files under `prefix`, the zip's directory.
+pub(crate) fn read_zip_under(
+    name: &str,
+    f: impl Read + std::io::Seek,
+    prefix: &[String],
+    c: &mut Collector,
+) -> Result<(), IngestError> {
     let mut z = zip::ZipArchive::new(f)
         .map_err(|e| IngestError::Invalid { path: name.to_string(), msg: format!("not a readable zip: {e}") })?;
     let mut left = c.limits().max_archive_bytes;
@@ -231,10 +242,12 @@ fn read_zip(name: &str, f: impl Read + std::io::Seek, c: &mut Collector) -> Resu
             c.warn(format!("{shown}: link entry not followed"));
             continue;
         }
-        let Some(parts) = safe_parts(&raw_path) else {
+        let Some(entry_parts) = safe_parts(&raw_path) else {
             c.warn(format!("{shown}: unsafe path (absolute or ..) skipped"));
             continue;
         };
+        let mut parts = prefix.to_vec();
+        parts.extend(entry_parts);
         let size = e.size();
         if size > left {
             return Err(IngestError::Invalid {

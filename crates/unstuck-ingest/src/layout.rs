@@ -221,6 +221,12 @@ pub(crate) fn namespace_of(parts: &[String], route: &Routed) -> Option<String> {
     }
 }
 
+/// AKS Periscope's zip of one node's keys: `<run>/<node>/<node>.zip`.
+pub(crate) fn is_node_zip(parts: &[String]) -> bool {
+    let n = parts.len();
+    n >= 2 && parts[n - 1].strip_suffix(".zip").is_some_and(|stem| !stem.is_empty() && stem == parts[n - 2])
+}
+
 /// Route one file by its path components (relative to the input, wrapping directories included).
 pub(crate) fn route(parts: &[String]) -> Routed {
     let n = parts.len();

@@ -235,10 +235,21 @@ pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), Inge
     let files = walk(root, c)?;
     let mut api_files = Vec::new();
     let mut log_files = Vec::new();
+    // AKS Periscope uploads each node's keys both as blobs (`<run>/<node>/<key>`) and zipped
+    // (`<run>/<node>/<node>.zip`, entries `<collector>/<key>`); a download may hold either or both.
+    let mut node_zips: Vec<(Vec<String>, PathBuf)> = Vec::new();
+    let mut loose_dirs: std::collections::BTreeSet<Vec<String>> = Default::default();
     for (parts, path) in files {
         let routed = layout::route(&parts);
         c.note(&parts, &routed);
         let shown = path.display().to_string();
+        if layout::is_node_zip(&parts) {
+            node_zips.push((parts, path));
+            continue;
+        }
+        if matches!(routed.route, Route::Log(_)) && routed.format == Some(layout::Format::AksPeriscope) {
+            loose_dirs.insert(parts[..parts.len() - 1].to_vec());
+        }
         match routed.route {
             Route::Ignore => {}
             Route::List(_) | Route::Objects if !c.opts.api || outside_focus(c, &parts, &routed) => {}
@@ -250,6 +261,16 @@ pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), Inge
                 Err(e) => return Err(e),
             },
         }
+    }
+    for (parts, path) in node_zips {
+        let dir = &parts[..parts.len() - 1];
+        if loose_dirs.contains(dir) {
+            // The same keys as the blobs next to it: read once.
+            continue;
+        }
+        let shown = path.display().to_string();
+        let f = fs::File::open(&path).map_err(|e| IngestError::io(&path, e))?;
+        crate::archive::read_zip_under(&shown, std::io::BufReader::new(f), dir, c)?;
     }
     let opts = c.opts;
     let max = c.limits().max_api_file_bytes;

@@ -224,6 +224,36 @@ fn kind_logs_as_zip_and_aks_periscope_directory() {
     assert_eq!(r["input"]["format"], "AKS Periscope");
     let ev = assert_incident(&r, "periscope");
     assert!(ev.iter().any(|(s, f)| s == "log" && f.ends_with("/kubelet")), "{ev:?}");
+    let loose_files = r["input"]["logFiles"].as_u64().unwrap();
+
+    // The same node as Periscope's zip (`<run>/<node>/<node>.zip`, entries `systemlogs/kubelet`…), alone or
+    // next to the blobs: read inside, and only once.
+    let node_dir = only_dir(&run);
+    let node = node_dir.file_name().unwrap().to_str().unwrap().to_string();
+    let keys = tempfile::tempdir().unwrap();
+    for k in ["kubelet", "docker"] {
+        std::fs::copy(node_dir.join(k), keys.path().join(k)).unwrap();
+    }
+    let zip = zip_of(keys.path(), "systemlogs");
+    for with_blobs in [false, true] {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join(run.file_name().unwrap()).join(&node);
+        std::fs::create_dir_all(&dir).unwrap();
+        if with_blobs {
+            for e in std::fs::read_dir(&node_dir).unwrap().flatten() {
+                std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+            }
+        }
+        std::fs::write(dir.join(format!("{node}.zip")), &zip).unwrap();
+        let (code, r, err) = diagnose(&[&p.join("kubectl-get.yaml"), dir.parent().unwrap()]);
+        assert_eq!(code, 1, "{err}");
+        assert_eq!(r["input"]["format"], "AKS Periscope", "with blobs: {with_blobs}");
+        let ev = assert_incident(&r, "periscope zip");
+        let want = if with_blobs { format!("{node}/kubelet") } else { format!("{node}/systemlogs/kubelet") };
+        assert!(ev.iter().any(|(s, f)| s == "log" && f.ends_with(&want)), "with blobs: {with_blobs}: {ev:?}");
+        let files = r["input"]["logFiles"].as_u64().unwrap();
+        assert_eq!(files, if with_blobs { loose_files } else { 2 }, "with blobs: {with_blobs}");
+    }
 }
 
 #[test]
