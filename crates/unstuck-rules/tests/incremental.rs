@@ -83,6 +83,19 @@ fn send(store: &mut Store, raw: &mut Raw, stem: &str, ty: &str, obj: Value) {
     }
 }
 
+/// Set a node's Ready condition.
+fn set_ready(node: &mut Value, status: &str, reason: &str, since: Option<&str>) {
+    for c in node["status"]["conditions"].as_array_mut().unwrap() {
+        if c["type"] == "Ready" {
+            c["status"] = json!(status);
+            c["reason"] = json!(reason);
+            if let Some(t) = since {
+                c["lastTransitionTime"] = json!(t);
+            }
+        }
+    }
+}
+
 /// One random change of the kinds a cluster in trouble sees.
 fn change(rng: &mut Rng, store: &mut Store, raw: &mut Raw, n: usize) {
     let of = |stem: &str| -> Vec<(String, String, String)> { raw.keys().filter(|k| k.0 == stem).cloned().collect() };
@@ -120,25 +133,14 @@ fn change(rng: &mut Rng, store: &mut Store, raw: &mut Raw, n: usize) {
             // A node stops reporting.
             let k = rng.pick(&nodes);
             let mut node = raw[k].clone();
-            for c in node["status"]["conditions"].as_array_mut().unwrap() {
-                if c["type"] == "Ready" {
-                    c["status"] = json!("Unknown");
-                    c["reason"] = json!("NodeStatusUnknown");
-                    c["lastTransitionTime"] = json!("2024-06-03T10:30:00Z");
-                }
-            }
+            set_ready(&mut node, "Unknown", "NodeStatusUnknown", Some("2024-06-03T10:30:00Z"));
             send(store, raw, "nodes", "MODIFIED", node);
         }
         5 => {
             // A node comes back.
             let k = rng.pick(&nodes);
             let mut node = raw[k].clone();
-            for c in node["status"]["conditions"].as_array_mut().unwrap() {
-                if c["type"] == "Ready" {
-                    c["status"] = json!("True");
-                    c["reason"] = json!("KubeletReady");
-                }
-            }
+            set_ready(&mut node, "True", "KubeletReady", None);
             node["spec"].as_object_mut().map(|s| s.remove("taints"));
             send(store, raw, "nodes", "MODIFIED", node);
         }
