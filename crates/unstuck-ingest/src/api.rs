@@ -198,7 +198,12 @@ fn parse_list_with<T: DeserializeOwned + ListItem>(
 ) -> Result<Items<T>, IngestError> {
     KEEP.set(keep);
     let list: Result<List<T>, IngestError> = if is_yaml(path) {
-        serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e))
+        // kubectl's and must-gather's block YAML through the JSON reader when the fast converter accepts it
+        // and the result reads; anything else (and every error message) from serde_yaml_ng.
+        match crate::yaml_fast::to_json(bytes).ok().flatten().and_then(|j| from_json_slice(j.as_bytes()).ok()) {
+            Some(list) => Ok(list),
+            None => serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e)),
+        }
     } else {
         from_json_slice(bytes).map_err(|e| IngestError::json(path, e))
     };
@@ -402,8 +407,7 @@ pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Re
             }
         }
     } else {
-        for (i, doc) in serde_yaml_ng::Deserializer::from_slice(bytes).enumerate() {
-            let v = serde_json::Value::deserialize(doc).map_err(|e| IngestError::yaml(path, e))?;
+        for (i, v) in yaml_values(path, bytes)?.into_iter().enumerate() {
             if v.is_null() {
                 continue;
             }
@@ -420,6 +424,26 @@ pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Re
         return Err(IngestError::Empty { path: path.into() });
     }
     Ok(())
+}
+
+/// The documents of a YAML stream as JSON values: through the fast converter when it accepts the text,
+/// else (and for every error) serde_yaml_ng.
+fn yaml_values(path: &str, bytes: &[u8]) -> Result<Vec<serde_json::Value>, IngestError> {
+    if let Ok(docs) = crate::yaml_fast::to_json_docs(bytes) {
+        let values: Option<Vec<serde_json::Value>> = docs
+            .into_iter()
+            .map(|d| match d {
+                None => Some(serde_json::Value::Null),
+                Some(j) => serde_json::from_str(&j).ok(),
+            })
+            .collect();
+        if let Some(v) = values {
+            return Ok(v);
+        }
+    }
+    serde_yaml_ng::Deserializer::from_slice(bytes)
+        .map(|doc| serde_json::Value::deserialize(doc).map_err(|e| IngestError::yaml(path, e)))
+        .collect()
 }
 
 pub(crate) fn read_loose_file(p: &Path, c: &mut Collector) -> Result<(), IngestError> {

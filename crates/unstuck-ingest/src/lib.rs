@@ -15,6 +15,7 @@ pub mod layout;
 mod logs;
 pub mod store;
 mod tree;
+pub mod yaml_fast;
 
 use std::path::{Path, PathBuf};
 
