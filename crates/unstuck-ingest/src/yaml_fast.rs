@@ -75,8 +75,11 @@ pub fn to_json(bytes: &[u8]) -> R<Option<String>> {
 }
 
 fn is_blank_or_comment(t: &str) -> bool {
-    let t = t.trim_end();
-    t.is_empty() || t.starts_with('#')
+    match t.as_bytes().first() {
+        None | Some(b'#') => true,
+        Some(b' ' | b'\t') => t.trim_start().is_empty() || t.trim_start().starts_with('#'),
+        Some(_) => false,
+    }
 }
 
 fn convert(lines: &[Line<'_>]) -> R<Option<String>> {
@@ -245,6 +248,12 @@ impl<'a> Parser<'a, '_> {
     fn plain(&mut self, indent: usize, v: &'a str) -> R<()> {
         let first = strip_comment(v)?;
         self.i += 1;
+        // Usually the next line is a sibling or a parent's: no continuation.
+        match self.lines.get(self.i) {
+            Some(l) if l.indent <= indent && !l.text.is_empty() => return self.plain_scalar(first),
+            None => return self.plain_scalar(first),
+            _ => {}
+        }
         // Continuation lines (a long plain scalar folded by the emitter).
         let mut more: Vec<&str> = Vec::new();
         let mut j = self.i;
@@ -259,7 +268,7 @@ impl<'a> Parser<'a, '_> {
                 break;
             }
             let t = strip_comment(t)?;
-            if t.contains(": ") || t.ends_with(':') || t.starts_with("- ") || t == "-" {
+            if colon_space(t) || t.ends_with(':') || t.starts_with("- ") || t == "-" {
                 return Err(Unsupported);
             }
             more.push(t);
@@ -273,7 +282,7 @@ impl<'a> Parser<'a, '_> {
         if more.is_empty() {
             return self.plain_scalar(first);
         }
-        if first.contains(": ") || first.contains(" #") {
+        if colon_space(first) || space_hash(first).is_some() {
             return Err(Unsupported);
         }
         let mut s = String::from(first);
@@ -398,7 +407,7 @@ fn is_dash(text: &str) -> bool {
 }
 
 /// `key: rest` (or `key:` at the end of the line), the key plain or quoted. `None`: not a key line.
-fn split_key(text: &str) -> R<Option<(String, &str)>> {
+fn split_key(text: &str) -> R<Option<(std::borrow::Cow<'_, str>, &str)>> {
     if is_dash(text) {
         return Ok(None);
     }
@@ -415,7 +424,7 @@ fn split_key(text: &str) -> R<Option<(String, &str)>> {
                 return Err(Unsupported);
             }
             let key = if q == b'\'' { single(&[raw]) } else { double(&[raw])? };
-            return Ok(Some((key, rest)));
+            return Ok(Some((key.into(), rest)));
         }
         Some(b'?' | b'&' | b'*' | b'!' | b'[' | b'{' | b'|' | b'>' | b'%' | b'@' | b'`') => {
             return if text.contains(':') { Err(Unsupported) } else { Ok(None) };
@@ -423,22 +432,19 @@ fn split_key(text: &str) -> R<Option<(String, &str)>> {
         Some(b'#') => return Ok(None),
         _ => {}
     }
-    let mut k = 0;
-    while let Some(off) = text[k..].find(':') {
-        let at = k + off;
+    for at in memchr::memchr_iter(b':', b) {
         let next = b.get(at + 1);
         if next.is_none() || next == Some(&b' ') {
             let key = &text[..at];
-            if key.contains(" #") || key.ends_with(' ') {
+            if space_hash(key).is_some() || key.ends_with(' ') {
                 return Err(Unsupported);
             }
             // A plain key YAML could read as something other than a string, or the merge key.
             if key == "<<" || !matches!(resolve(key)?, Plain::Str) {
                 return Err(Unsupported);
             }
-            return Ok(Some((key.to_string(), &text[at + 1..])));
+            return Ok(Some((key.into(), &text[at + 1..])));
         }
-        k = at + 1;
     }
     Ok(None)
 }
@@ -446,10 +452,22 @@ fn split_key(text: &str) -> R<Option<(String, &str)>> {
 /// Cut a plain value's ` #comment`; a `#` without a space before it is content.
 fn strip_comment(v: &str) -> R<&str> {
     let v = v.trim_end();
-    match v.find(" #") {
+    match space_hash(v) {
         Some(i) => Ok(v[..i].trim_end()),
         None => Ok(v),
     }
+}
+
+/// Where ` #` starts in `v`.
+fn space_hash(v: &str) -> Option<usize> {
+    let b = v.as_bytes();
+    memchr::memchr_iter(b'#', b).find(|&i| i > 0 && b[i - 1] == b' ').map(|i| i - 1)
+}
+
+/// Whether `v` holds `: ` (a mapping indicator inside a plain scalar).
+fn colon_space(v: &str) -> bool {
+    let b = v.as_bytes();
+    memchr::memchr_iter(b':', b).any(|i| b.get(i + 1) == Some(&b' '))
 }
 
 /// The byte offset of the quote that closes a scalar opened by `q`, in `s` (after the opening quote).
@@ -612,8 +630,9 @@ fn resolve(v: &str) -> R<Plain> {
     }
     let b = v.as_bytes();
     let first = b[0];
-    let lower = v.to_ascii_lowercase();
-    if matches!(lower.as_str(), "null" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n") {
+    if v.len() <= 5
+        && ["null", "true", "false", "yes", "no", "on", "off", "y", "n"].iter().any(|w| v.eq_ignore_ascii_case(w))
+    {
         return Err(Unsupported);
     }
     if first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.' {
@@ -648,10 +667,10 @@ fn resolve(v: &str) -> R<Plain> {
     if matches!(
         first,
         b'"' | b'\'' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`' | b'#' | b'{' | b'[' | b',' | b'?'
-    ) || v.contains(": ")
-        || v.ends_with(':')
-        || v.contains(" #")
+    ) || v.ends_with(':')
         || v.ends_with(' ')
+        || colon_space(v)
+        || space_hash(v).is_some()
     {
         return Err(Unsupported);
     }
@@ -726,6 +745,11 @@ fn is_json_number(v: &str) -> bool {
 
 fn push_json_str(out: &mut String, s: &str) {
     out.push('"');
+    if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
