@@ -205,6 +205,11 @@ impl Dirty {
     }
 
     fn note(&mut self, o: &Object, came_or_went: bool) {
+        // Renewals (every node, every 10 s) change nothing a rule sees until they stop, and stopping is
+        // seen by time passing: the periodic full evaluation covers leases.
+        if matches!(o, Object::Lease(_)) {
+            return;
+        }
         self.changes += 1;
         let (ns, name) = o.key();
         match o {
@@ -252,9 +257,7 @@ impl Dirty {
             }
             // Which pods mount a claim is not linked: a claim's change is rare, evaluate everything.
             Object::Pvc(_) => self.all = true,
-            // Renewals (every node, every 10 s) change nothing a rule sees until they stop, and stopping is
-            // seen by time passing: the periodic full evaluation covers leases.
-            Object::Lease(_) => self.changes -= 1,
+            Object::Lease(_) => {}
         }
     }
 }
@@ -287,8 +290,13 @@ struct Body<T> {
     object: T,
 }
 
-fn stem_static(stem: &str) -> Option<&'static str> {
-    STORE_KINDS.iter().copied().find(|k| *k == stem)
+/// `stem` as one of [`STORE_KINDS`], or the error for a kind the store does not keep.
+fn stem_static(stem: &str) -> Result<&'static str, IngestError> {
+    STORE_KINDS
+        .iter()
+        .copied()
+        .find(|k| *k == stem)
+        .ok_or_else(|| IngestError::Invalid { path: stem.to_string(), msg: "not a kind the store keeps".into() })
 }
 
 impl Store {
@@ -320,16 +328,13 @@ impl Store {
     }
 
     fn kind(&mut self, stem: &str) -> Result<&mut KindState, IngestError> {
-        let k = stem_static(stem)
-            .ok_or_else(|| IngestError::Invalid { path: stem.to_string(), msg: "not a kind the store keeps".into() })?;
-        Ok(self.kinds.entry(k).or_default())
+        Ok(self.kinds.entry(stem_static(stem)?).or_default())
     }
 
     /// A complete list of `stem` at `resource_version` replaces what was kept of it.
     pub fn replace(&mut self, stem: &str, objects: Vec<Object>, resource_version: String) -> Result<(), IngestError> {
         let slim = self.slim;
-        let st = stem_static(stem)
-            .ok_or_else(|| IngestError::Invalid { path: stem.to_string(), msg: "not a kind the store keeps".into() })?;
+        let st = stem_static(stem)?;
         let k = self.kinds.entry(st).or_default();
         k.objects.clear();
         self.links.clear(st);
@@ -361,8 +366,7 @@ impl Store {
     pub fn apply_watch_line(&mut self, stem: &str, source: &str, line: &[u8]) -> Result<WatchStep, IngestError> {
         let mut head: Head = api::from_json_slice(line).map_err(|e| IngestError::json(source, e))?;
         let slim = self.slim;
-        let st = stem_static(stem)
-            .ok_or_else(|| IngestError::Invalid { path: stem.to_string(), msg: "not a kind the store keeps".into() })?;
+        let st = stem_static(stem)?;
         let k = self.kinds.entry(st).or_default();
         let rv = std::mem::take(&mut head.object.metadata.resource_version);
         let step = match head.ty.as_str() {

@@ -135,22 +135,32 @@ impl<'a> Parser<'a, '_> {
         r
     }
 
+    /// The text of a collection's next entry at `indent` (`first`, once, when the collection began on its
+    /// parent's line); `None` at the collection's end. A line indented deeper than its collection is not
+    /// one the entries before it took: refused.
+    fn next_entry(
+        &mut self,
+        indent: usize,
+        first: &mut Option<&'a str>,
+        entry: fn(&str) -> bool,
+    ) -> R<Option<&'a str>> {
+        if let Some(t) = first.take() {
+            return Ok(Some(t));
+        }
+        self.skip_blank();
+        match self.lines.get(self.i) {
+            Some(l) if l.indent == indent && entry(l.text) => Ok(Some(l.text)),
+            Some(l) if l.indent > indent => Err(Unsupported),
+            _ => Ok(None),
+        }
+    }
+
     fn sequence(&mut self, indent: usize, mut first: Option<&'a str>) -> R<()> {
         self.out.push('[');
         let mut n = 0;
-        loop {
-            let text = match first.take() {
-                Some(t) => t,
-                None => {
-                    self.skip_blank();
-                    match self.lines.get(self.i) {
-                        Some(l) if l.indent == indent && is_dash(l.text) => l.text,
-                        Some(l) if l.indent > indent => return Err(Unsupported),
-                        // The parent's next key (a sequence at its key's indentation), or the parent's end.
-                        _ => break,
-                    }
-                }
-            };
+        // At our indentation, a line that is no entry is the parent's next key (a sequence sits at its key's
+        // indentation), or the parent's end.
+        while let Some(text) = self.next_entry(indent, &mut first, is_dash)? {
             if n > 0 {
                 self.out.push(',');
             }
@@ -183,18 +193,7 @@ impl<'a> Parser<'a, '_> {
     fn mapping(&mut self, indent: usize, mut first: Option<&'a str>) -> R<()> {
         self.out.push('{');
         let mut n = 0;
-        loop {
-            let text = match first.take() {
-                Some(t) => t,
-                None => {
-                    self.skip_blank();
-                    match self.lines.get(self.i) {
-                        Some(l) if l.indent == indent => l.text,
-                        Some(l) if l.indent > indent => return Err(Unsupported),
-                        _ => break,
-                    }
-                }
-            };
+        while let Some(text) = self.next_entry(indent, &mut first, |_| true)? {
             let Some((key, rest)) = split_key(text)? else { return Err(Unsupported) };
             if n > 0 {
                 self.out.push(',');
