@@ -253,10 +253,23 @@ impl<'a> Attribution<'a> {
             names_by_node: HashMap::default(),
             sandboxes: HashMap::default(),
         };
+        // Claims by namespace and name: CSI drivers and the kubelet's volume manager name a volume by its
+        // PersistentVolume (`pvc-<claim uid>` when dynamically provisioned), not by the pod.
+        let claims: HashMap<(&str, &str), &unstuck_model::Pvc> =
+            snap.pvcs.iter().map(|c| ((c.metadata.namespace.as_str(), c.metadata.name.as_str()), c)).collect();
         for p in &snap.pods {
             let uid = p.metadata.uid.as_str();
             if uid.is_empty() || !nodes.contains(p.spec.node_name.as_str()) {
                 continue;
+            }
+            for v in p.spec.volumes.iter().filter_map(|v| v.persistent_volume_claim.as_ref()) {
+                let Some(c) = claims.get(&(p.metadata.namespace.as_str(), v.claim_name.as_str())) else { continue };
+                if !c.spec.volume_name.is_empty() {
+                    a.names_by_node
+                        .entry((p.spec.node_name.as_str(), c.spec.volume_name.as_str()))
+                        .and_modify(|v| *v = None) // shared by pods on this node
+                        .or_insert(Some(uid));
+                }
             }
             a.uids.insert(uid, ());
             for id in p.container_ids() {
@@ -274,7 +287,8 @@ impl<'a> Attribution<'a> {
         a
     }
 
-    /// The pod (and container ID) a line names: UID > container ID > pod name on this node.
+    /// The pod (and container ID) a line names: UID > container ID > pod name (or the name of a
+    /// PersistentVolume only it mounts) on this node.
     fn attribute(&self, node: &str, line: &[u8]) -> (Option<String>, Option<String>) {
         if let Some(uid) = self.cgroup_pod(line) {
             return (Some(uid), None);

@@ -1,5 +1,6 @@
 //! Attribution of node log lines to pods: by pod UID, full and short container ID, sandbox ID (learnt
-//! from the runtime's own "sandbox started" line), volume path and pod name on the line's node.
+//! from the runtime's own "sandbox started" line), volume path, the PersistentVolume of a claim only one
+//! pod on the node mounts, and pod name on the line's node.
 
 use std::path::Path;
 
@@ -10,6 +11,8 @@ const API_UID: &str = "2a9d8c7b-6e5f-4a3b-8c1d-0e9f8a7b6c5d";
 const OTHER_WEB_UID: &str = "3b8e7d6c-5f4e-4d3c-9b2a-1f0e9d8c7b6a";
 const API_CID: &str = "9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d";
 const WEB_SANDBOX: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+const API_PV: &str = "pvc-6a006be1-87a3-4059-b3b4-2656a6dee88f";
+const SHARED_PV: &str = "pvc-0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6";
 const UNKNOWN_SANDBOX: &str = "0000c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78520000";
 
 fn pod(name: &str, uid: &str, node: &str, cid: Option<&str>) -> serde_json::Value {
@@ -38,11 +41,25 @@ fn bundle(dir: &Path) {
         &serde_json::json!({"kind": "NodeList", "apiVersion": "v1", "items": [node("node-a"), node("node-b")]})
             .to_string(),
     );
-    let pods = [
+    let mut pods = [
         pod("web-0", WEB_UID, "node-a", None),
         pod("api-0", API_UID, "node-a", Some(API_CID)),
         pod("web-0-other", OTHER_WEB_UID, "node-b", None),
     ];
+    // api-0 alone mounts claim "data" (PersistentVolume API_PV); web-0 and api-0 share "shared".
+    let claim = |c: &str| serde_json::json!({"name": c, "persistentVolumeClaim": {"claimName": c}});
+    pods[0]["spec"]["volumes"] = serde_json::json!([claim("shared")]);
+    pods[1]["spec"]["volumes"] = serde_json::json!([claim("data"), claim("shared")]);
+    let pvc = |c: &str, pv: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": c, "namespace": "shop"},
+            "spec": {"volumeName": pv}, "status": {"phase": "Bound"}})
+    };
+    write(
+        &dir.join("shop/persistentvolumeclaims.json"),
+        &serde_json::json!({"kind": "PersistentVolumeClaimList", "apiVersion": "v1",
+            "items": [pvc("data", API_PV), pvc("shared", SHARED_PV)]})
+        .to_string(),
+    );
     write(
         &dir.join("shop/pods.json"),
         &serde_json::json!({"kind": "PodList", "apiVersion": "v1", "items": pods}).to_string(),
@@ -68,6 +85,13 @@ fn bundle(dir: &Path) {
         ),
         format!(
             r#"Jun 02 12:08:00 node-a kernel: umount: /var/lib/kubelet/pods/{WEB_UID}/volumes/kubernetes.io~nfs/data: device is busy."#
+        ),
+        // CSI staging errors name the PersistentVolume only.
+        format!(
+            r#"Jun 02 12:09:00 node-a kubelet[1187]: E0602 12:09:00.015940    1187 csi_attacher.go:338] kubernetes.io/csi: attacher.MountDevice failed: rpc error: code = Internal desc = Volume {API_PV} Busy, status: UnmountUnderProgress"#
+        ),
+        format!(
+            r#"Jun 02 12:09:10 node-a kubelet[1187]: E0602 12:09:10.015940    1187 csi_attacher.go:338] kubernetes.io/csi: attacher.MountDevice failed: rpc error: code = Internal desc = Volume {SHARED_PV} Busy, status: UnmountUnderProgress"#
         ),
     ];
     write(&dir.join("_nodes/node-a/messages"), &(node_a.join("\n") + "\n"));
@@ -101,6 +125,9 @@ fn lines_are_attributed_by_every_identifier() {
     assert_eq!(attributed("Error removing mounted layer", &snap).as_deref(), Some(API_UID));
     // A volume path under /var/lib/kubelet/pods/<uid>/.
     assert_eq!(attributed("umount: /var/lib/kubelet/pods/", &snap).as_deref(), Some(WEB_UID));
+    // A PersistentVolume only one pod on the node mounts; one that two pods share names neither.
+    assert_eq!(attributed(&format!("Volume {API_PV} Busy"), &snap).as_deref(), Some(API_UID));
+    assert_eq!(attributed(&format!("Volume {SHARED_PV} Busy"), &snap), None);
     // A pod name, resolved on the line's own node.
     assert_eq!(attributed("Error syncing pod, skipping", &snap).as_deref(), Some(OTHER_WEB_UID));
     // The sandbox line carries the sandbox ID as its container ID.
