@@ -31,6 +31,8 @@ trait ListItem {
     fn time(&self) -> Option<Time> {
         None
     }
+    /// Block YAML keys whose values the item never reads (skipped by the YAML fast path).
+    const UNREAD: &'static [&'static str] = crate::yaml_fast::UNREAD_KEYS;
 }
 
 /// An event about a pod in `settled` (matched by UID; events without one are kept), unless a rule reads
@@ -57,7 +59,9 @@ impl ListItem for Owner {}
 impl ListItem for Pvc {}
 impl ListItem for Lease {}
 impl ListItem for serde::de::IgnoredAny {}
-impl ListItem for serde_json::Value {}
+impl ListItem for serde_json::Value {
+    const UNREAD: &'static [&'static str] = &[];
+}
 
 /// How the list being parsed on this thread keeps its items (set by `parse_list_with` around one parse).
 #[derive(Clone, Default)]
@@ -200,7 +204,11 @@ fn parse_list_with<T: DeserializeOwned + ListItem>(
     let list: Result<List<T>, IngestError> = if is_yaml(path) {
         // kubectl's and must-gather's block YAML through the JSON reader when the fast converter accepts it
         // and the result reads; anything else (and every error message) from serde_yaml_ng.
-        match crate::yaml_fast::to_json(bytes).ok().flatten().and_then(|j| from_json_slice(j.as_bytes()).ok()) {
+        match crate::yaml_fast::to_json_pruned(bytes, T::UNREAD)
+            .ok()
+            .flatten()
+            .and_then(|j| from_json_slice(j.as_bytes()).ok())
+        {
             Some(list) => Ok(list),
             None => serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e)),
         }

@@ -23,22 +23,71 @@ struct Line<'a> {
     text: &'a str,
 }
 
+/// Mapping keys whose values no typed object of the model reads, at any depth of any kind it reads: the
+/// typed readers skip their lines instead of converting them (`to_json_pruned`). A key here must never be a
+/// field of the model (`crates/unstuck-ingest/tests/yaml_prune.rs` checks that); the raw reader
+/// (`--raw-pods`, the upgrade predictor's full container specs) does not prune.
+pub const UNREAD_KEYS: &[&str] = &[
+    "managedFields",
+    // Containers.
+    "env",
+    "envFrom",
+    "volumeMounts",
+    "volumeDevices",
+    "resources",
+    "ports",
+    "securityContext",
+    "readinessProbe",
+    "livenessProbe",
+    "startupProbe",
+    "args",
+    // Pod spec.
+    "tolerations",
+    "affinity",
+    "topologySpreadConstraints",
+    "dnsConfig",
+    // Node status.
+    "images",
+    "volumesInUse",
+    "volumesAttached",
+    "allocatable",
+    "capacity",
+    "daemonEndpoints",
+    // Workloads: their pod templates (pods are read as pods).
+    "template",
+    "volumeClaimTemplates",
+];
+
 /// The documents of a YAML stream, each as JSON text; `None` for an empty document.
 pub fn to_json_docs(bytes: &[u8]) -> R<Vec<Option<String>>> {
+    docs_with(bytes, &[])
+}
+
+/// One document as JSON text without the values of the mapping keys in `skip` (at any depth): their lines
+/// are passed over, not converted and not checked.
+pub fn to_json_pruned(bytes: &[u8], skip: &[&str]) -> R<Option<String>> {
+    one(docs_with(bytes, skip)?)
+}
+
+fn docs_with(bytes: &[u8], skip: &[&str]) -> R<Vec<Option<String>>> {
     let src = std::str::from_utf8(bytes).map_err(|_| Unsupported)?;
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut docs = Vec::new();
     let mut lines: Vec<Line<'_>> = Vec::new();
     // Whether the current document was opened by `---` (then it exists even if empty).
     let mut open = false;
-    for raw in src.split('\n') {
+    let mut from = 0;
+    let ends = memchr::memchr_iter(b'\n', src.as_bytes()).chain(std::iter::once(src.len()));
+    for end in ends {
+        let raw = &src[from..end];
+        from = end + 1;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         if raw == "---" || raw.starts_with("--- ") {
             if raw.len() > 3 && !raw[3..].trim().is_empty() {
                 return Err(Unsupported);
             }
             if open || !all_blank(&lines) {
-                docs.push(convert(&lines)?);
+                docs.push(convert(&lines, skip)?);
                 lines.clear();
             }
             open = true;
@@ -55,7 +104,7 @@ pub fn to_json_docs(bytes: &[u8]) -> R<Vec<Option<String>>> {
     }
     // A stream with no document reads as one empty document.
     if open || !all_blank(&lines) || docs.is_empty() {
-        docs.push(convert(&lines)?);
+        docs.push(convert(&lines, skip)?);
     }
     Ok(docs)
 }
@@ -66,7 +115,10 @@ fn all_blank(lines: &[Line<'_>]) -> bool {
 
 /// One document as JSON text (`None`: empty).
 pub fn to_json(bytes: &[u8]) -> R<Option<String>> {
-    let mut docs = to_json_docs(bytes)?;
+    one(to_json_docs(bytes)?)
+}
+
+fn one(mut docs: Vec<Option<String>>) -> R<Option<String>> {
     match docs.len() {
         0 => Ok(None),
         1 => Ok(docs.pop().flatten()),
@@ -82,8 +134,8 @@ fn is_blank_or_comment(t: &str) -> bool {
     }
 }
 
-fn convert(lines: &[Line<'_>]) -> R<Option<String>> {
-    let mut p = Parser { lines, i: 0, out: String::with_capacity(lines.len() * 24), depth: 0 };
+fn convert(lines: &[Line<'_>], skip: &[&str]) -> R<Option<String>> {
+    let mut p = Parser { lines, i: 0, out: String::with_capacity(lines.len() * 24), depth: 0, skip };
     p.skip_blank();
     if p.i >= lines.len() {
         return Ok(None);
@@ -102,6 +154,7 @@ struct Parser<'a, 'l> {
     i: usize,
     out: String,
     depth: usize,
+    skip: &'l [&'l str],
 }
 
 const MAX_DEPTH: usize = 256;
@@ -195,6 +248,10 @@ impl<'a> Parser<'a, '_> {
         let mut n = 0;
         while let Some(text) = self.next_entry(indent, &mut first, |_| true)? {
             let Some((key, rest)) = split_key(text)? else { return Err(Unsupported) };
+            if !self.skip.is_empty() && self.skip.iter().any(|k| k.len() == key.len() && *k == key.as_ref()) {
+                self.pass_over(indent);
+                continue;
+            }
             if n > 0 {
                 self.out.push(',');
             }
@@ -222,6 +279,18 @@ impl<'a> Parser<'a, '_> {
         }
         self.out.push('}');
         Ok(())
+    }
+
+    /// Past the value of the key on line `self.i` at `indent`: every following line indented deeper (a
+    /// block value, a scalar's continuation), blank, or a sequence entry at the key's own indentation.
+    fn pass_over(&mut self, indent: usize) {
+        self.i += 1;
+        while let Some(l) = self.lines.get(self.i) {
+            if !(l.text.is_empty() || l.indent > indent || (l.indent == indent && is_dash(l.text))) {
+                break;
+            }
+            self.i += 1;
+        }
     }
 
     /// A scalar (or empty flow collection) starting on line `self.i` after its key or dash; its
@@ -290,8 +359,9 @@ impl<'a> Parser<'a, '_> {
         Ok(())
     }
 
+    /// `v` is cut at its first ` #` (`strip_comment`).
     fn plain_scalar(&mut self, v: &str) -> R<()> {
-        match resolve(v)? {
+        match resolve_with(v, true, false)? {
             Plain::Null => self.out.push_str("null"),
             Plain::Bool(b) => self.out.push_str(if b { "true" } else { "false" }),
             Plain::Number => self.out.push_str(v),
@@ -431,7 +501,8 @@ fn split_key(text: &str) -> R<Option<(std::borrow::Cow<'_, str>, &str)>> {
         Some(b'#') => return Ok(None),
         _ => {}
     }
-    for at in memchr::memchr_iter(b':', b) {
+    // Keys are short: a plain loop beats memchr's per-call setup.
+    for at in (0..b.len()).filter(|&i| b[i] == b':') {
         let next = b.get(at + 1);
         if next.is_none() || next == Some(&b' ') {
             let key = &text[..at];
@@ -439,7 +510,8 @@ fn split_key(text: &str) -> R<Option<(std::borrow::Cow<'_, str>, &str)>> {
                 return Err(Unsupported);
             }
             // A plain key YAML could read as something other than a string, or the merge key.
-            if key == "<<" || !matches!(resolve(key)?, Plain::Str) {
+            // (Cut at the first `: `, and checked for ` #` above.)
+            if key == "<<" || !matches!(resolve_with(key, false, false)?, Plain::Str) {
                 return Err(Unsupported);
             }
             return Ok(Some((key.into(), &text[at + 1..])));
@@ -460,13 +532,25 @@ fn strip_comment(v: &str) -> R<&str> {
 /// Where ` #` starts in `v`.
 fn space_hash(v: &str) -> Option<usize> {
     let b = v.as_bytes();
-    memchr::memchr_iter(b'#', b).find(|&i| i > 0 && b[i - 1] == b' ').map(|i| i - 1)
+    if !has(b, b'#') {
+        return None;
+    }
+    (1..b.len()).find(|&i| b[i] == b'#' && b[i - 1] == b' ').map(|i| i - 1)
 }
 
 /// Whether `v` holds `: ` (a mapping indicator inside a plain scalar).
 fn colon_space(v: &str) -> bool {
     let b = v.as_bytes();
-    memchr::memchr_iter(b':', b).any(|i| b.get(i + 1) == Some(&b' '))
+    has(b, b':') && (0..b.len().saturating_sub(1)).any(|i| b[i] == b':' && b[i + 1] == b' ')
+}
+
+/// Whether `x` is in `b`: most scalars are short, where memchr's per-call setup costs more than a loop
+/// without an early exit; the exact search then runs only on the few that hold `x`.
+fn has(b: &[u8], x: u8) -> bool {
+    if b.len() >= 32 {
+        return memchr::memchr(x, b).is_some();
+    }
+    b.iter().fold(false, |acc, &c| acc | (c == x))
 }
 
 /// The byte offset of the quote that closes a scalar opened by `q`, in `s` (after the opening quote).
@@ -620,7 +704,14 @@ enum Plain {
 
 /// How a plain scalar reads: only the unambiguous cases; anything YAML might read as a non-string in
 /// another way is refused.
+#[cfg(test)]
 fn resolve(v: &str) -> R<Plain> {
+    resolve_with(v, true, true)
+}
+
+/// `resolve`, where the caller already knows whether `v` can hold `: ` or ` #` (a key cut at its first
+/// `: `, a value cut at its first ` #`): those scans are the costly part on long values.
+fn resolve_with(v: &str, colon: bool, hash: bool) -> R<Plain> {
     match v {
         "" | "~" | "null" => return Ok(Plain::Null),
         "true" => return Ok(Plain::Bool(true)),
@@ -668,8 +759,8 @@ fn resolve(v: &str) -> R<Plain> {
         b'"' | b'\'' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`' | b'#' | b'{' | b'[' | b',' | b'?'
     ) || v.ends_with(':')
         || v.ends_with(' ')
-        || colon_space(v)
-        || space_hash(v).is_some()
+        || (colon && colon_space(v))
+        || (hash && space_hash(v).is_some())
     {
         return Err(Unsupported);
     }
@@ -744,7 +835,8 @@ fn is_json_number(v: &str) -> bool {
 
 fn push_json_str(out: &mut String, s: &str) {
     out.push('"');
-    if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+    // Without an early exit the check vectorizes; most strings need no escape.
+    if !s.bytes().fold(false, |acc, b| acc | (b == b'"') | (b == b'\\') | (b < 0x20)) {
         out.push_str(s);
         out.push('"');
         return;

@@ -155,7 +155,9 @@ fn names_in(text: &str) -> Names {
         let uid = re(r"(pvc-|volume-|pv-)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
         n.uid = uid.captures_iter(text).find(|c| c.get(1).is_none()).map(|c| c[2].to_string());
     }
-    n.pv = re(r"\b(pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b").captures(text).map(|c| c[1].to_string());
+    n.pv = re(r"\b(pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b")
+        .captures(text)
+        .map(|c| c[1].to_string());
     n.container_id = re(r"\b([0-9a-f]{64})\b").captures(text).map(|c| c[1].to_string());
     n.container = re(r#"containerName=\\?"?([a-z0-9][-a-z0-9]*)"#).captures(text).map(|c| c[1].to_string());
     // The image a pull error names ("Failed to pull image \"X\"", "Pull image \"X\" failed", "Back-off pulling image \"X\"").
