@@ -703,14 +703,8 @@ enum Plain {
 }
 
 /// How a plain scalar reads: only the unambiguous cases; anything YAML might read as a non-string in
-/// another way is refused.
-#[cfg(test)]
-fn resolve(v: &str) -> R<Plain> {
-    resolve_with(v, true, true)
-}
-
-/// `resolve`, where the caller already knows whether `v` can hold `: ` or ` #` (a key cut at its first
-/// `: `, a value cut at its first ` #`): those scans are the costly part on long values.
+/// another way is refused. `colon`, `hash`: whether `v` can still hold `: ` or ` #` (not when it is a key
+/// cut at its first `: ` or a value cut at its first ` #`): those scans are the costly part on long values.
 fn resolve_with(v: &str, colon: bool, hash: bool) -> R<Plain> {
     match v {
         "" | "~" | "null" => return Ok(Plain::Null),
