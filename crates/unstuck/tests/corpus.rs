@@ -21,12 +21,12 @@ use serde_json::{json, Value};
 
 const NOW: &str = "2024-06-01T12:00:00Z";
 
-/// Held-out v5 (corpus/accuracy-notes.md): 20 of 25 when first evaluated, 23 after tuning on the tuning
-/// split only (the held-out texts unread); it must keep finding at least these.
-const HELDOUT_FLOOR: usize = 0;
+/// Held-out v6 (corpus/accuracy-notes.md): 4 of 5 when evaluated once; it must keep finding at least these.
+const HELDOUT_FLOOR: usize = 4;
 /// Tuning cases missed on purpose: pods that were running, not stuck, when the evidence was written (v4's
-/// oom-killed/1200, node-lost/1201, poststart-exec-hang/1200; v5's node-lost/1502 and /1503).
-const TUNING_KNOWN_MISSES: usize = 5;
+/// oom-killed/1200, node-lost/1201, poststart-exec-hang/1200; v5's node-lost/1502 and /1503; v6's
+/// node-lost/1600 and /1602).
+const TUNING_KNOWN_MISSES: usize = 7;
 const NODE: &str = "node-1";
 const NS: &str = "corpus";
 
@@ -724,9 +724,9 @@ fn corpus_recall_and_look_alikes() {
          appeared and diagnosed by the real `unstuck diagnose`. **Recall**: the expected rule is the pod's\n\
          reported primary cause (or, for node and workload rules, a finding of that rule). **Look-alikes**:\n\
          text that resembles a rule's evidence on a healthy or finished pod; a pass is a report with no\n\
-         finding. The held-out split was drawn at random and frozen before any rule was tuned on it (v5: cases\n\
-         collected after held-outs v1 to v4 had been evaluated; the rules were then tuned on the tuning split\n\
-         only, without reading the held-out cases; see the history below).\n\n",
+         finding. The held-out split was drawn at random and frozen before any rule was tuned on it (v6: cases\n\
+         collected after held-outs v1 to v5 had been evaluated; evaluated once, then the rules were tuned on\n\
+         its tuning part only; see the history below).\n\n",
     );
     doc.push_str(&format!(
         "| | tuning | held-out |\n|---|---|---|\n| recall (top-1) | {} | {} |\n| look-alikes with no finding | {} | {} |\n\n",
