@@ -31,8 +31,6 @@ trait ListItem {
     fn time(&self) -> Option<Time> {
         None
     }
-    /// Block YAML keys whose values the item never reads (skipped by the YAML fast path).
-    const UNREAD: &'static [&'static str] = crate::yaml_fast::UNREAD_KEYS;
 }
 
 /// An event about a pod in `settled` (matched by UID; events without one are kept), unless a rule reads
@@ -59,9 +57,7 @@ impl ListItem for Owner {}
 impl ListItem for Pvc {}
 impl ListItem for Lease {}
 impl ListItem for serde::de::IgnoredAny {}
-impl ListItem for serde_json::Value {
-    const UNREAD: &'static [&'static str] = &[];
-}
+impl ListItem for serde_json::Value {}
 
 /// How the list being parsed on this thread keeps its items (set by `parse_list_with` around one parse).
 #[derive(Clone, Default)]
@@ -202,15 +198,14 @@ fn parse_list_with<T: DeserializeOwned + ListItem>(
 ) -> Result<Items<T>, IngestError> {
     KEEP.set(keep);
     let list: Result<List<T>, IngestError> = if is_yaml(path) {
-        // kubectl's and must-gather's block YAML through the JSON reader when the fast converter accepts it
-        // and the result reads; anything else (and every error message) from serde_yaml_ng.
-        match crate::yaml_fast::to_json_pruned(bytes, T::UNREAD)
-            .ok()
-            .flatten()
-            .and_then(|j| from_json_slice(j.as_bytes()).ok())
-        {
-            Some(list) => Ok(list),
-            None => serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e)),
+        // kubectl's and must-gather's block YAML read directly when the fast reader accepts it; anything else
+        // (and every error message) from serde_yaml_ng.
+        match crate::yaml_fast::from_slice(bytes) {
+            Ok(list) => Ok(list),
+            Err(_) => {
+                tracing::debug!(path, "outside the fast YAML subset: read by serde_yaml_ng");
+                serde_yaml_ng::from_slice(bytes).map_err(|e| IngestError::yaml(path, e))
+            }
         }
     } else {
         from_json_slice(bytes).map_err(|e| IngestError::json(path, e))

@@ -1,5 +1,7 @@
-//! A fast path for the block YAML that `kubectl get -o yaml`, `oc adm must-gather` and PyYAML print:
-//! converted to JSON text in one pass over its lines, so that the JSON reader (`json.rs`) parses it.
+//! A fast path for the block YAML that `kubectl get -o yaml`, `oc adm must-gather` and PyYAML print, in one
+//! pass over its lines: read straight into the model's types (`from_slice`: the values of keys no field reads
+//! are passed over by their indentation, never converted), or converted to JSON text (`to_json`) for the
+//! readers of loose kubectl output.
 //!
 //! Only a conservative subset is accepted: block mappings and sequences (indented with spaces), plain,
 //! single- and double-quoted scalars (also over several lines), literal block scalars (`|`, `|-`, `|+`),
@@ -23,57 +25,22 @@ struct Line<'a> {
     text: &'a str,
 }
 
-/// Mapping keys whose values no typed object of the model reads, at any depth of any kind it reads: the
-/// typed readers skip their lines instead of converting them (`to_json_pruned`). A key here must never be a
-/// field of the model (`crates/unstuck-ingest/tests/yaml_prune.rs` checks that); the raw reader
-/// (`--raw-pods`, the upgrade predictor's full container specs) does not prune.
-pub const UNREAD_KEYS: &[&str] = &[
-    "managedFields",
-    // Containers.
-    "env",
-    "envFrom",
-    "volumeMounts",
-    "volumeDevices",
-    "resources",
-    "ports",
-    "securityContext",
-    "readinessProbe",
-    "livenessProbe",
-    "startupProbe",
-    "args",
-    // Pod spec.
-    "tolerations",
-    "affinity",
-    "topologySpreadConstraints",
-    "dnsConfig",
-    // Node status.
-    "images",
-    "volumesInUse",
-    "volumesAttached",
-    "allocatable",
-    "capacity",
-    "daemonEndpoints",
-    // Workloads: their pod templates (pods are read as pods).
-    "template",
-    "volumeClaimTemplates",
-];
-
 /// The documents of a YAML stream, each as JSON text; `None` for an empty document.
 pub fn to_json_docs(bytes: &[u8]) -> R<Vec<Option<String>>> {
-    docs_with(bytes, &[])
-}
-
-/// One document as JSON text without the values of the mapping keys in `skip` (at any depth): their lines
-/// are passed over, not converted and not checked.
-pub fn to_json_pruned(bytes: &[u8], skip: &[&str]) -> R<Option<String>> {
-    one(docs_with(bytes, skip)?)
-}
-
-fn docs_with(bytes: &[u8], skip: &[&str]) -> R<Vec<Option<String>>> {
     let src = std::str::from_utf8(bytes).map_err(|_| Unsupported)?;
-    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut docs = Vec::new();
+    for_each_doc(src, |lines| {
+        docs.push(convert(lines)?);
+        Ok(())
+    })?;
+    Ok(docs)
+}
+
+/// Hand each document of `src` to `each` as its lines (an empty one as blank or no lines).
+fn for_each_doc<'a>(src: &'a str, mut each: impl FnMut(&[Line<'a>]) -> R<()>) -> R<()> {
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut lines: Vec<Line<'_>> = Vec::new();
+    let mut seen = false;
     // Whether the current document was opened by `---` (then it exists even if empty).
     let mut open = false;
     let mut from = 0;
@@ -87,7 +54,8 @@ fn docs_with(bytes: &[u8], skip: &[&str]) -> R<Vec<Option<String>>> {
                 return Err(Unsupported);
             }
             if open || !all_blank(&lines) {
-                docs.push(convert(&lines, skip)?);
+                each(&lines)?;
+                seen = true;
                 lines.clear();
             }
             open = true;
@@ -103,10 +71,10 @@ fn docs_with(bytes: &[u8], skip: &[&str]) -> R<Vec<Option<String>>> {
         lines.push(Line { indent, text: &raw[indent..] });
     }
     // A stream with no document reads as one empty document.
-    if open || !all_blank(&lines) || docs.is_empty() {
-        docs.push(convert(&lines, skip)?);
+    if open || !all_blank(&lines) || !seen {
+        each(&lines)?;
     }
-    Ok(docs)
+    Ok(())
 }
 
 fn all_blank(lines: &[Line<'_>]) -> bool {
@@ -134,58 +102,59 @@ fn is_blank_or_comment(t: &str) -> bool {
     }
 }
 
-fn convert(lines: &[Line<'_>], skip: &[&str]) -> R<Option<String>> {
-    let mut p = Parser { lines, i: 0, out: String::with_capacity(lines.len() * 24), depth: 0, skip };
-    p.skip_blank();
-    if p.i >= lines.len() {
+fn convert(lines: &[Line<'_>]) -> R<Option<String>> {
+    let mut p = Parser { c: Cursor { lines, i: 0 }, out: String::with_capacity(lines.len() * 24), depth: 0 };
+    p.c.skip_blank();
+    if p.c.i >= lines.len() {
         return Ok(None);
     }
-    let indent = lines[p.i].indent;
+    let indent = lines[p.c.i].indent;
     p.node(indent, None)?;
-    p.skip_blank();
-    if p.i < lines.len() {
+    p.c.skip_blank();
+    if p.c.i < lines.len() {
         return Err(Unsupported);
     }
     Ok(Some(p.out))
 }
 
-struct Parser<'a, 'l> {
-    lines: &'l [Line<'a>],
-    i: usize,
-    out: String,
-    depth: usize,
-    skip: &'l [&'l str],
-}
-
 const MAX_DEPTH: usize = 256;
 
-impl<'a> Parser<'a, '_> {
+/// Where a document's reader stands: its lines, and the next one to read. Shared by the JSON converter
+/// (`Parser`) and the deserializer (`from_slice`), which read the same subset the same way.
+struct Cursor<'a, 'l> {
+    lines: &'l [Line<'a>],
+    i: usize,
+}
+
+/// What a key or a sequence dash holds.
+enum Slot<'a> {
+    /// A block collection at `indent` whose first entry is line `i`, or `first` (the rest of the parent's
+    /// dash line, `- key: value`) when given.
+    Block { indent: usize, first: Option<&'a str> },
+    /// A scalar or empty flow collection starting on line `i`, its continuation lines deeper than `indent`.
+    Inline { indent: usize, v: &'a str },
+    /// Nothing (`key:` or `-` with no value).
+    Null,
+    /// A scalar already read (the deserializer's `Option` check).
+    Read(Scalar<'a>),
+}
+
+/// A scalar (or empty flow collection), read.
+enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    /// Written the way JSON writes integers.
+    Num(&'a str),
+    Str(std::borrow::Cow<'a, str>),
+    EmptyMap,
+    EmptySeq,
+}
+
+impl<'a> Cursor<'a, '_> {
     fn skip_blank(&mut self) {
         while self.i < self.lines.len() && is_blank_or_comment(self.lines[self.i].text) {
             self.i += 1;
         }
-    }
-
-    /// A block node whose first line is `self.i`, at `indent`; `first` is the node's text when it starts
-    /// on a line of its own parent (`- key: value`), at column `indent`.
-    fn node(&mut self, indent: usize, first: Option<&'a str>) -> R<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(Unsupported);
-        }
-        let text = match first {
-            Some(t) => t,
-            None => self.lines[self.i].text,
-        };
-        let r = if is_dash(text) {
-            self.sequence(indent, first)
-        } else if split_key(text)?.is_some() {
-            self.mapping(indent, first)
-        } else {
-            Err(Unsupported)
-        };
-        self.depth -= 1;
-        r
     }
 
     /// The text of a collection's next entry at `indent` (`first`, once, when the collection began on its
@@ -208,85 +177,68 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
-    fn sequence(&mut self, indent: usize, mut first: Option<&'a str>) -> R<()> {
-        self.out.push('[');
-        let mut n = 0;
-        // At our indentation, a line that is no entry is the parent's next key (a sequence sits at its key's
-        // indentation), or the parent's end.
-        while let Some(text) = self.next_entry(indent, &mut first, is_dash)? {
-            if n > 0 {
-                self.out.push(',');
-            }
-            n += 1;
-            let rest = text.get(1..).unwrap_or("");
-            let pad = rest.bytes().take_while(|&b| b == b' ').count();
-            let item = rest[pad..].trim_end();
-            if item.is_empty() || item.starts_with('#') {
-                // The item on the next lines.
-                self.i += 1;
-                self.skip_blank();
-                match self.lines.get(self.i) {
-                    Some(l) if l.indent > indent => {
-                        let ind = l.indent;
-                        self.node(ind, None)?;
-                    }
-                    _ => self.out.push_str("null"),
-                }
-            } else if is_dash(item) || split_key(item)?.is_some() {
-                // A nested sequence or a mapping starting on the dash's line, at the item's column.
-                self.node(indent + 1 + pad, Some(&rest[pad..]))?;
-            } else {
-                self.value(indent, item)?;
-            }
+    /// The value of a key at `indent` whose line continues with `rest` (after the colon).
+    fn key_value(&mut self, indent: usize, rest: &'a str) -> Slot<'a> {
+        let rest = rest.trim();
+        if !(rest.is_empty() || rest.starts_with('#')) {
+            return Slot::Inline { indent, v: rest };
         }
-        self.out.push(']');
-        Ok(())
-    }
-
-    fn mapping(&mut self, indent: usize, mut first: Option<&'a str>) -> R<()> {
-        self.out.push('{');
-        let mut n = 0;
-        while let Some(text) = self.next_entry(indent, &mut first, |_| true)? {
-            let Some((key, rest)) = split_key(text)? else { return Err(Unsupported) };
-            if !self.skip.is_empty() && self.skip.iter().any(|k| k.len() == key.len() && *k == key.as_ref()) {
-                self.pass_over(indent);
-                continue;
-            }
-            if n > 0 {
-                self.out.push(',');
-            }
-            n += 1;
-            push_json_str(&mut self.out, &key);
-            self.out.push(':');
-            let rest = rest.trim();
-            if rest.is_empty() || rest.starts_with('#') {
-                self.i += 1;
-                self.skip_blank();
-                match self.lines.get(self.i) {
-                    Some(l) if l.indent > indent => {
-                        let ind = l.indent;
-                        self.node(ind, None)?;
-                    }
-                    // A sequence may sit at its key's own indentation.
-                    Some(l) if l.indent == indent && is_dash(l.text) => {
-                        self.node(indent, None)?;
-                    }
-                    _ => self.out.push_str("null"),
-                }
-            } else {
-                self.value(indent, rest)?;
-            }
-        }
-        self.out.push('}');
-        Ok(())
-    }
-
-    /// Past the value of the key on line `self.i` at `indent`: every following line indented deeper (a
-    /// block value, a scalar's continuation), blank, or a sequence entry at the key's own indentation.
-    fn pass_over(&mut self, indent: usize) {
         self.i += 1;
+        self.skip_blank();
+        match self.lines.get(self.i) {
+            Some(l) if l.indent > indent => Slot::Block { indent: l.indent, first: None },
+            // A sequence may sit at its key's own indentation.
+            Some(l) if l.indent == indent && is_dash(l.text) => Slot::Block { indent, first: None },
+            _ => Slot::Null,
+        }
+    }
+
+    /// The item of a sequence entry at `indent` whose line is `text` (starting with its dash).
+    fn item_value(&mut self, indent: usize, text: &'a str) -> R<Slot<'a>> {
+        let rest = text.get(1..).unwrap_or("");
+        let pad = rest.bytes().take_while(|&b| b == b' ').count();
+        let item = rest[pad..].trim_end();
+        if item.is_empty() || item.starts_with('#') {
+            // The item on the next lines.
+            self.i += 1;
+            self.skip_blank();
+            return Ok(match self.lines.get(self.i) {
+                Some(l) if l.indent > indent => Slot::Block { indent: l.indent, first: None },
+                _ => Slot::Null,
+            });
+        }
+        if is_dash(item) || split_key(item)?.is_some() {
+            // A nested sequence or a mapping starting on the dash's line, at the item's column.
+            return Ok(Slot::Block { indent: indent + 1 + pad, first: Some(&rest[pad..]) });
+        }
+        Ok(Slot::Inline { indent, v: item })
+    }
+
+    /// Past a slot without reading it (a value no model field reads): its lines are not checked.
+    fn skip_slot(&mut self, slot: &Slot<'a>) {
+        match *slot {
+            Slot::Null | Slot::Read(_) => {}
+            Slot::Inline { indent, .. } => {
+                self.i += 1;
+                self.skip_while(|l| l.indent > indent);
+            }
+            Slot::Block { indent, first } => {
+                let seq = is_dash(first.unwrap_or_else(|| self.lines[self.i].text));
+                if first.is_some() {
+                    self.i += 1;
+                }
+                if seq {
+                    self.skip_while(|l| l.indent > indent || (l.indent == indent && is_dash(l.text)));
+                } else {
+                    self.skip_while(|l| l.indent >= indent);
+                }
+            }
+        }
+    }
+
+    fn skip_while(&mut self, keep: impl Fn(&Line<'a>) -> bool) {
         while let Some(l) = self.lines.get(self.i) {
-            if !(l.text.is_empty() || l.indent > indent || (l.indent == indent && is_dash(l.text))) {
+            if !(is_blank_or_comment(l.text) || keep(l)) {
                 break;
             }
             self.i += 1;
@@ -295,31 +247,31 @@ impl<'a> Parser<'a, '_> {
 
     /// A scalar (or empty flow collection) starting on line `self.i` after its key or dash; its
     /// continuation lines are indented more than `indent`.
-    fn value(&mut self, indent: usize, v: &'a str) -> R<()> {
+    fn scalar(&mut self, indent: usize, v: &'a str) -> R<Scalar<'a>> {
         match v.as_bytes()[0] {
-            b'"' | b'\'' => self.quoted(indent, v),
-            b'|' => self.literal(indent, v),
+            b'"' | b'\'' => Ok(Scalar::Str(self.quoted(indent, v)?)),
+            b'|' => Ok(Scalar::Str(self.literal(indent, v)?.into())),
             b'{' | b'[' => {
-                match strip_comment(v)? {
-                    "{}" => self.out.push_str("{}"),
-                    "[]" => self.out.push_str("[]"),
+                let s = match strip_comment(v)? {
+                    "{}" => Scalar::EmptyMap,
+                    "[]" => Scalar::EmptySeq,
                     _ => return Err(Unsupported),
-                }
+                };
                 self.i += 1;
-                Ok(())
+                Ok(s)
             }
             b'&' | b'*' | b'!' | b'>' | b'%' | b'@' | b'`' | b'?' | b',' | b']' | b'}' => Err(Unsupported),
             _ => self.plain(indent, v),
         }
     }
 
-    fn plain(&mut self, indent: usize, v: &'a str) -> R<()> {
+    fn plain(&mut self, indent: usize, v: &'a str) -> R<Scalar<'a>> {
         let first = strip_comment(v)?;
         self.i += 1;
         // Usually the next line is a sibling or a parent's: no continuation.
         match self.lines.get(self.i) {
-            Some(l) if l.indent <= indent && !l.text.is_empty() => return self.plain_scalar(first),
-            None => return self.plain_scalar(first),
+            Some(l) if l.indent <= indent && !l.text.is_empty() => return plain_scalar(first),
+            None => return plain_scalar(first),
             _ => {}
         }
         // Continuation lines (a long plain scalar folded by the emitter).
@@ -348,32 +300,20 @@ impl<'a> Parser<'a, '_> {
         }
         self.i = j;
         if more.is_empty() {
-            return self.plain_scalar(first);
+            return plain_scalar(first);
         }
         if colon_space(first) || space_hash(first).is_some() {
             return Err(Unsupported);
         }
         let mut s = String::from(first);
         fold(&mut s, &more);
-        push_json_str(&mut self.out, &s);
-        Ok(())
+        Ok(Scalar::Str(s.into()))
     }
 
-    /// `v` is cut at its first ` #` (`strip_comment`).
-    fn plain_scalar(&mut self, v: &str) -> R<()> {
-        match resolve_with(v, true, false)? {
-            Plain::Null => self.out.push_str("null"),
-            Plain::Bool(b) => self.out.push_str(if b { "true" } else { "false" }),
-            Plain::Number => self.out.push_str(v),
-            Plain::Str => push_json_str(&mut self.out, v),
-        }
-        Ok(())
-    }
-
-    fn quoted(&mut self, indent: usize, v: &'a str) -> R<()> {
+    fn quoted(&mut self, indent: usize, v: &'a str) -> R<std::borrow::Cow<'a, str>> {
         let q = v.as_bytes()[0];
         // The scalar's lines, up to its closing quote.
-        let mut parts: Vec<&str> = Vec::new();
+        let mut parts: Vec<&'a str> = Vec::new();
         let mut cur = &v[1..];
         loop {
             if let Some(end) = closing_quote(cur, q) {
@@ -392,12 +332,17 @@ impl<'a> Parser<'a, '_> {
                 _ => return Err(Unsupported),
             }
         }
-        let s = if q == b'\'' { single(&parts) } else { double(&parts)? };
-        push_json_str(&mut self.out, &s);
-        Ok(())
+        // One line with nothing to unescape: the text itself.
+        if let [p] = parts[..] {
+            let plain = if q == b'\'' { !p.contains('\'') } else { !p.contains('\\') };
+            if plain {
+                return Ok(p.into());
+            }
+        }
+        Ok(if q == b'\'' { single(&parts) } else { double(&parts)? }.into())
     }
 
-    fn literal(&mut self, indent: usize, v: &str) -> R<()> {
+    fn literal(&mut self, indent: usize, v: &str) -> R<String> {
         let header = strip_comment(v)?;
         let chomp = match header {
             "|" => Chomp::Clip,
@@ -428,8 +373,7 @@ impl<'a> Parser<'a, '_> {
                 return Err(Unsupported);
             }
             self.i = j;
-            self.out.push_str("\"\"");
-            return Ok(());
+            return Ok(String::new());
         };
         let mut s = String::new();
         let mut seen = false;
@@ -458,11 +402,115 @@ impl<'a> Parser<'a, '_> {
             Chomp::Keep => s.clone(),
         };
         self.i = j;
-        push_json_str(&mut self.out, &out);
-        Ok(())
+        Ok(out)
     }
 }
 
+/// `v` is cut at its first ` #` (`strip_comment`).
+fn plain_scalar(v: &str) -> R<Scalar<'_>> {
+    Ok(match resolve_with(v, true, false)? {
+        Plain::Null => Scalar::Null,
+        Plain::Bool(b) => Scalar::Bool(b),
+        Plain::Number => Scalar::Num(v),
+        Plain::Str => Scalar::Str(v.into()),
+    })
+}
+
+/// The JSON converter.
+struct Parser<'a, 'l> {
+    c: Cursor<'a, 'l>,
+    out: String,
+    depth: usize,
+}
+
+impl<'a> Parser<'a, '_> {
+    /// A block node whose first line is `self.c.i`, at `indent`; `first` is the node's text when it starts
+    /// on a line of its own parent (`- key: value`), at column `indent`.
+    fn node(&mut self, indent: usize, first: Option<&'a str>) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Unsupported);
+        }
+        let text = match first {
+            Some(t) => t,
+            None => self.c.lines[self.c.i].text,
+        };
+        let r = if is_dash(text) {
+            self.sequence(indent, first)
+        } else if split_key(text)?.is_some() {
+            self.mapping(indent, first)
+        } else {
+            Err(Unsupported)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn slot(&mut self, slot: Slot<'a>) -> R<()> {
+        match slot {
+            Slot::Block { indent, first } => self.node(indent, first),
+            Slot::Inline { indent, v } => {
+                let s = self.c.scalar(indent, v)?;
+                self.scalar(s);
+                Ok(())
+            }
+            Slot::Null => {
+                self.out.push_str("null");
+                Ok(())
+            }
+            Slot::Read(s) => {
+                self.scalar(s);
+                Ok(())
+            }
+        }
+    }
+
+    fn scalar(&mut self, s: Scalar<'_>) {
+        match s {
+            Scalar::Null => self.out.push_str("null"),
+            Scalar::Bool(b) => self.out.push_str(if b { "true" } else { "false" }),
+            Scalar::Num(v) => self.out.push_str(v),
+            Scalar::Str(v) => push_json_str(&mut self.out, &v),
+            Scalar::EmptyMap => self.out.push_str("{}"),
+            Scalar::EmptySeq => self.out.push_str("[]"),
+        }
+    }
+
+    fn sequence(&mut self, indent: usize, mut first: Option<&'a str>) -> R<()> {
+        self.out.push('[');
+        let mut n = 0;
+        // At our indentation, a line that is no entry is the parent's next key (a sequence sits at its key's
+        // indentation), or the parent's end.
+        while let Some(text) = self.c.next_entry(indent, &mut first, is_dash)? {
+            if n > 0 {
+                self.out.push(',');
+            }
+            n += 1;
+            let slot = self.c.item_value(indent, text)?;
+            self.slot(slot)?;
+        }
+        self.out.push(']');
+        Ok(())
+    }
+
+    fn mapping(&mut self, indent: usize, mut first: Option<&'a str>) -> R<()> {
+        self.out.push('{');
+        let mut n = 0;
+        while let Some(text) = self.c.next_entry(indent, &mut first, |_| true)? {
+            let Some((key, rest)) = split_key(text)? else { return Err(Unsupported) };
+            if n > 0 {
+                self.out.push(',');
+            }
+            n += 1;
+            push_json_str(&mut self.out, &key);
+            self.out.push(':');
+            let slot = self.c.key_value(indent, rest);
+            self.slot(slot)?;
+        }
+        self.out.push('}');
+        Ok(())
+    }
+}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Chomp {
     Clip,
@@ -849,6 +897,214 @@ fn push_json_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Read one document straight into `T`, without the JSON text in between: the subset `to_json` accepts,
+/// read the same way, except that the values of keys `T` has no field for are passed over by their
+/// indentation (serde asks for them as `IgnoredAny`) instead of being converted and checked. Anything else,
+/// a value of the wrong type for `T` included, is refused: the caller then reads the document with
+/// serde_yaml_ng, which also gives the error message.
+pub fn from_slice<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> R<T> {
+    let src = std::str::from_utf8(bytes).map_err(|_| Unsupported)?;
+    let mut out = None;
+    for_each_doc(src, |lines| {
+        if out.is_some() || all_blank(lines) {
+            return Err(Unsupported);
+        }
+        let mut c = Cursor { lines, i: 0 };
+        c.skip_blank();
+        let indent = lines[c.i].indent;
+        let mut de = De { c, depth: 0 };
+        let v =
+            T::deserialize(Node { de: &mut de, slot: Slot::Block { indent, first: None } }).map_err(|_| Unsupported)?;
+        de.c.skip_blank();
+        if de.c.i < lines.len() {
+            return Err(Unsupported);
+        }
+        out = Some(v);
+        Ok(())
+    })?;
+    out.ok_or(Unsupported)
+}
+
+/// The deserializer's error: only that it refused (the caller falls back to serde_yaml_ng).
+#[derive(Debug)]
+struct Refused;
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not in the fast YAML subset")
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl serde::de::Error for Refused {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        Refused
+    }
+}
+
+impl From<Unsupported> for Refused {
+    fn from(_: Unsupported) -> Self {
+        Refused
+    }
+}
+
+struct De<'a, 'l> {
+    c: Cursor<'a, 'l>,
+    depth: usize,
+}
+
+/// One node of the document, to be read as the visitor asks.
+struct Node<'d, 'a, 'l> {
+    de: &'d mut De<'a, 'l>,
+    slot: Slot<'a>,
+}
+
+/// A scalar read, handed to the visitor.
+fn visit_scalar<'a, V: serde::de::Visitor<'a>>(s: Scalar<'a>, v: V) -> Result<V::Value, Refused> {
+    use std::borrow::Cow;
+    match s {
+        Scalar::Null => v.visit_unit(),
+        Scalar::Bool(b) => v.visit_bool(b),
+        // As the JSON reader hands them over: `visit_u64` unless negative (`resolve_with` lets through
+        // only integers that fit 64 bits).
+        Scalar::Num(n) => match n.strip_prefix('-') {
+            None => v.visit_u64(n.parse().map_err(|_| Refused)?),
+            Some("0") => Err(Refused),
+            Some(_) => v.visit_i64(n.parse().map_err(|_| Refused)?),
+        },
+        Scalar::Str(Cow::Borrowed(s)) => v.visit_borrowed_str(s),
+        Scalar::Str(Cow::Owned(s)) => v.visit_string(s),
+        Scalar::EmptyMap => v.visit_map(serde::de::value::MapDeserializer::<std::iter::Empty<((), ())>, Refused>::new(
+            std::iter::empty(),
+        )),
+        Scalar::EmptySeq => {
+            v.visit_seq(serde::de::value::SeqDeserializer::<std::iter::Empty<()>, Refused>::new(std::iter::empty()))
+        }
+    }
+}
+
+impl<'a> serde::Deserializer<'a> for Node<'_, 'a, '_> {
+    type Error = Refused;
+
+    fn deserialize_any<V: serde::de::Visitor<'a>>(self, v: V) -> Result<V::Value, Refused> {
+        match self.slot {
+            Slot::Null => v.visit_unit(),
+            Slot::Read(s) => visit_scalar(s, v),
+            Slot::Inline { indent, v: text } => {
+                let s = self.de.c.scalar(indent, text)?;
+                visit_scalar(s, v)
+            }
+            Slot::Block { indent, first } => {
+                let de = self.de;
+                de.depth += 1;
+                if de.depth > MAX_DEPTH {
+                    return Err(Refused);
+                }
+                let text = first.unwrap_or_else(|| de.c.lines[de.c.i].text);
+                let r = if is_dash(text) {
+                    let mut seq = Entries { de: &mut *de, indent, first, done: false, pending: None };
+                    let r = v.visit_seq(&mut seq)?;
+                    // A visitor that stopped early: the rest is not read here.
+                    if !seq.done && seq.de.c.next_entry(indent, &mut seq.first, is_dash)?.is_some() {
+                        return Err(Refused);
+                    }
+                    r
+                } else if split_key(text)?.is_some() {
+                    let mut map = Entries { de: &mut *de, indent, first, done: false, pending: None };
+                    let r = v.visit_map(&mut map)?;
+                    if !map.done && map.de.c.next_entry(indent, &mut map.first, |_| true)?.is_some() {
+                        return Err(Refused);
+                    }
+                    r
+                } else {
+                    return Err(Refused);
+                };
+                de.depth -= 1;
+                Ok(r)
+            }
+        }
+    }
+
+    fn deserialize_option<V: serde::de::Visitor<'a>>(self, v: V) -> Result<V::Value, Refused> {
+        match self.slot {
+            Slot::Null | Slot::Read(Scalar::Null) => v.visit_none(),
+            Slot::Inline { indent, v: text } => match self.de.c.scalar(indent, text)? {
+                Scalar::Null => v.visit_none(),
+                s => v.visit_some(Node { de: self.de, slot: Slot::Read(s) }),
+            },
+            _ => v.visit_some(self),
+        }
+    }
+
+    fn deserialize_ignored_any<V: serde::de::Visitor<'a>>(self, v: V) -> Result<V::Value, Refused> {
+        self.de.c.skip_slot(&self.slot);
+        v.visit_unit()
+    }
+
+    fn deserialize_newtype_struct<V: serde::de::Visitor<'a>>(
+        self,
+        _name: &'static str,
+        v: V,
+    ) -> Result<V::Value, Refused> {
+        v.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        <W: Visitor<'a>>
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit unit_struct
+        seq tuple tuple_struct map struct enum identifier
+    }
+}
+
+/// A block sequence's or mapping's entries, read one by one.
+struct Entries<'d, 'a, 'l> {
+    de: &'d mut De<'a, 'l>,
+    indent: usize,
+    first: Option<&'a str>,
+    done: bool,
+    /// The mapping value after the key just read (the rest of its line).
+    pending: Option<&'a str>,
+}
+
+impl<'a> serde::de::SeqAccess<'a> for Entries<'_, 'a, '_> {
+    type Error = Refused;
+
+    fn next_element_seed<T: serde::de::DeserializeSeed<'a>>(&mut self, seed: T) -> Result<Option<T::Value>, Refused> {
+        let Some(text) = self.de.c.next_entry(self.indent, &mut self.first, is_dash)? else {
+            self.done = true;
+            return Ok(None);
+        };
+        let slot = self.de.c.item_value(self.indent, text)?;
+        seed.deserialize(Node { de: &mut *self.de, slot }).map(Some)
+    }
+}
+
+impl<'a> serde::de::MapAccess<'a> for Entries<'_, 'a, '_> {
+    type Error = Refused;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'a>>(&mut self, seed: K) -> Result<Option<K::Value>, Refused> {
+        use serde::de::IntoDeserializer;
+        use std::borrow::Cow;
+        let Some(text) = self.de.c.next_entry(self.indent, &mut self.first, |_| true)? else {
+            self.done = true;
+            return Ok(None);
+        };
+        let Some((key, rest)) = split_key(text)? else { return Err(Refused) };
+        self.pending = Some(rest);
+        match key {
+            Cow::Borrowed(k) => seed.deserialize(serde::de::value::BorrowedStrDeserializer::new(k)).map(Some),
+            Cow::Owned(k) => seed.deserialize(k.into_deserializer()).map(Some),
+        }
+    }
+
+    fn next_value_seed<T: serde::de::DeserializeSeed<'a>>(&mut self, seed: T) -> Result<T::Value, Refused> {
+        let rest = self.pending.take().ok_or(Refused)?;
+        let slot = self.de.c.key_value(self.indent, rest);
+        seed.deserialize(Node { de: &mut *self.de, slot })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -874,11 +1130,92 @@ mod tests {
         let want = serde_docs(y).unwrap_or_else(|e| panic!("serde_yaml_ng: {e}\n{y}"));
         let got = fast_docs(y.as_bytes()).unwrap_or_else(|_| panic!("refused:\n{y}"));
         assert_eq!(got, want, "\n{y}");
+        // Read straight into a value: the same, for one document that is not empty.
+        if let [one] = &want[..] {
+            if !one.is_null() {
+                let direct: Value = from_slice(y.as_bytes()).unwrap_or_else(|_| panic!("from_slice refused:\n{y}"));
+                assert_eq!(&direct, one, "from_slice\n{y}");
+            }
+        }
     }
 
     #[track_caller]
     fn refused(y: &str) {
         assert_eq!(to_json_docs(y.as_bytes()).err(), Some(Unsupported), "\n{y}");
+        assert!(from_slice::<Value>(y.as_bytes()).is_err(), "from_slice accepted\n{y}");
+    }
+
+    /// A typed reader: the fields it has are read as serde_yaml_ng reads them, and the values of every other
+    /// key, whatever their shape, are passed over without disturbing what follows.
+    #[test]
+    fn typed_reader_passes_over_unread_values() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Item {
+            name: String,
+            #[serde(default)]
+            tags: Vec<String>,
+            #[serde(default)]
+            note: Option<String>,
+            #[serde(default)]
+            count: Option<i64>,
+        }
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Doc {
+            items: Vec<Item>,
+            kind: String,
+        }
+        let y = r#"apiVersion: v1
+items:
+- name: a
+  seqAtKeyIndent:
+  - x
+  - y: 1
+    z:
+    - deep
+  tags:
+  - t1
+  - t2
+  mapping:
+    inner:
+      deeper: v
+    list: []
+  literal: |
+    line one
+      indented
+    line three
+  quoted: "a long
+    folded string"
+  single: 'it''s'
+  plainFolded: a plain value
+    that continues
+  count: -5
+- name: b
+  compact:
+  - - nested
+    - seq
+  -
+    late: item
+  empty:
+  note: "x: y"
+- managedFields:
+  - fieldsV1:
+      f:metadata: {}
+  name: c
+kind: List
+metadata:
+  resourceVersion: ""
+"#;
+        let want: Doc = serde_yaml_ng::from_str(y).unwrap();
+        let got: Doc = from_slice(y.as_bytes()).unwrap_or_else(|_| panic!("refused"));
+        assert_eq!(got, want);
+        assert_eq!(got.items.len(), 3);
+        assert_eq!(got.items[0].tags, ["t1", "t2"]);
+        // A value of the wrong type for a field the reader has is refused (serde_yaml_ng then says why).
+        assert!(from_slice::<Doc>(b"items:\n- name: [1]\nkind: List\n").is_err());
+        assert!(from_slice::<Doc>(b"items:\n- name: a\n  count: 1.5\nkind: List\n").is_err());
+        // Two documents, or none: refused.
+        assert!(from_slice::<Value>(b"a: 1\n---\nb: 2\n").is_err());
+        assert!(from_slice::<Value>(b"# nothing\n").is_err());
     }
 
     /// A pod as `kubectl get pods -o yaml` prints it (go-yaml: sequences at their key's indentation, literal
@@ -1152,7 +1489,14 @@ metadata:
         fn whatever_it_accepts_it_reads_as_serde_yaml_ng_does(v in value()) {
             let y = serde_yaml_ng::to_string(&v).unwrap();
             if let Ok(got) = fast_docs(y.as_bytes()) {
-                prop_assert_eq!(got, serde_docs(&y).unwrap(), "{}", y);
+                let want = serde_docs(&y).unwrap();
+                prop_assert_eq!(&got, &want, "{}", y);
+                if let [one] = &want[..] {
+                    if !one.is_null() {
+                        let direct: Option<Value> = from_slice(y.as_bytes()).ok();
+                        prop_assert_eq!(direct.as_ref(), Some(one), "from_slice {}", y);
+                    }
+                }
             }
         }
     }
