@@ -1,7 +1,7 @@
 //! A fast path for the block YAML that `kubectl get -o yaml`, `oc adm must-gather` and PyYAML print, in one
 //! pass over its lines: read straight into the model's types (`from_slice`: the values of keys no field reads
-//! are passed over by their indentation, never converted), or converted to JSON text (`to_json`) for the
-//! readers of loose kubectl output.
+//! are passed over by their indentation, never converted), or converted to JSON text for the
+//! readers of loose kubectl output (`to_json_docs`).
 //!
 //! Only a conservative subset is accepted: block mappings and sequences (indented with spaces), plain,
 //! single- and double-quoted scalars (also over several lines), literal block scalars (`|`, `|-`, `|+`),
@@ -79,19 +79,6 @@ fn for_each_doc<'a>(src: &'a str, mut each: impl FnMut(&[Line<'a>]) -> R<()>) ->
 
 fn all_blank(lines: &[Line<'_>]) -> bool {
     lines.iter().all(|l| is_blank_or_comment(l.text))
-}
-
-/// One document as JSON text (`None`: empty).
-pub fn to_json(bytes: &[u8]) -> R<Option<String>> {
-    one(to_json_docs(bytes)?)
-}
-
-fn one(mut docs: Vec<Option<String>>) -> R<Option<String>> {
-    match docs.len() {
-        0 => Ok(None),
-        1 => Ok(docs.pop().flatten()),
-        _ => Err(Unsupported),
-    }
 }
 
 fn is_blank_or_comment(t: &str) -> bool {
@@ -897,7 +884,7 @@ fn push_json_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Read one document straight into `T`, without the JSON text in between: the subset `to_json` accepts,
+/// Read one document straight into `T`, without the JSON text in between: the subset `to_json_docs` accepts,
 /// read the same way, except that the values of keys `T` has no field for are passed over by their
 /// indentation (serde asks for them as `IgnoredAny`) instead of being converted and checked. Anything else,
 /// a value of the wrong type for `T` included, is refused: the caller then reads the document with
@@ -1391,7 +1378,7 @@ metadata:
 
     #[test]
     fn bad_bytes_and_extremes_are_refused_or_read_never_panic() {
-        assert_eq!(to_json(b"a: \xff\xfe\n"), Err(Unsupported));
+        assert_eq!(to_json_docs(b"a: \xff\xfe\n"), Err(Unsupported));
         let long = format!("a: {}\n", "x".repeat(1 << 20));
         same(&long);
         let mut deep = String::new();
@@ -1399,7 +1386,7 @@ metadata:
             deep.push_str(&" ".repeat(i * 2));
             deep.push_str("k:\n");
         }
-        assert_eq!(to_json(deep.as_bytes()), Err(Unsupported), "deeper than the limit");
+        assert_eq!(to_json_docs(deep.as_bytes()), Err(Unsupported), "deeper than the limit");
         for y in ["-", "- ", ":", ": x", "a:b", "'", "\"", "|", "a: |\n", "- - - -", "a:\n- \n-", "\u{feff}a: 1"] {
             if let (Ok(got), Ok(want)) = (fast_docs(y.as_bytes()), serde_docs(y)) {
                 assert_eq!(got, want, "{y:?}");
