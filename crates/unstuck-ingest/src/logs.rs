@@ -306,9 +306,11 @@ impl<'a> Attribution<'a> {
                 let cid = by_container.map(|(_, c): (&str, &str)| c.to_string());
                 return (Some(s.to_string()), cid);
             }
-            if by_container.is_none() && (s.len() == 64 || s.len() == 12) && s.bytes().all(|c| c.is_ascii_hexdigit()) {
-                let hit = if s.len() == 64 { self.containers.get(s) } else { self.short_containers.get(s) };
-                let hit = hit.or_else(|| self.sandboxes.get(s));
+            // A full ID, the 12-character short one, or one cut anywhere between (a line cut at the right
+            // edge of a terminal): its first 12 characters name the container.
+            if by_container.is_none() && (12..=64).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_hexdigit()) {
+                let hit = if s.len() == 64 { self.containers.get(s) } else { self.short_containers.get(&s[..12]) };
+                let hit = hit.or_else(|| self.sandboxes.get(if s.len() == 64 { s } else { &s[..12] }));
                 if let Some(uid) = hit {
                     by_container = Some((*uid, s));
                 }

@@ -62,8 +62,9 @@ fn event_feeds(reason: &str, message: &str) -> Option<&'static str> {
         {
             Some("runtime-unresponsive")
         }
-        // NPD's kernel monitor: a memory cgroup OOM kill on the node (the pod is not named).
-        "OOMKilling" | "PodOOMKilling" => Some("oom-killed"),
+        // NPD's kernel monitor: a memory cgroup OOM kill on the node (the pod is not named); the
+        // kubelet's own OOM watcher: `SystemOOM`, "System OOM encountered[, victim process: …]".
+        "OOMKilling" | "PodOOMKilling" | "SystemOOM" => Some("oom-killed"),
         // Anything else: the rule of the first signature its message carries.
         _ => crate::text_signals::text_feeds(message),
     }

@@ -105,7 +105,9 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     let created = pod.metadata.creation_timestamp;
     // Waiting reasons that are bad at any age.
     let reasons: Vec<&str> = waiting_reasons(pod).collect();
-    if reasons.contains(&"CrashLoopBackOff") {
+    // PostStartHookError: the kubelet killed the container because its postStart hook failed, and
+    // restarts it with the same back-off.
+    if reasons.contains(&"CrashLoopBackOff") || reasons.contains(&"PostStartHookError") {
         return mk(StuckState::CrashLoop, pod.status.start_time.or(created));
     }
     if let Some(r) = reasons.iter().find(|r| IMAGE_PULL.contains(r)) {

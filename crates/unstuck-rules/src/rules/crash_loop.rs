@@ -1,16 +1,20 @@
+use super::{event_evidence, pod_events_with};
 use crate::util::sh;
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
 
 declare_rule! {
     /// ## What it detects
-    /// Pods with a container in `CrashLoopBackOff` that were not killed for memory (see `oom-killed`).
+    /// Pods with a container in `CrashLoopBackOff` that were not killed for memory (see `oom-killed`),
+    /// including containers the kubelet kills and restarts because their postStart hook failed
+    /// (`PostStartHookError`, `FailedPostStartHook` events: a hook that returns an error, not one that hangs).
     ///
     /// ## Why it matters
     /// The container starts and exits again; the kubelet waits longer before each restart (up to five
     /// minutes). The cause is in the container's own output or configuration.
     ///
     /// ## Evidence
-    /// The waiting message, the last termination reason and exit code, the restart count.
+    /// The waiting message, the last termination reason and exit code, the restart count, the
+    /// `FailedPostStartHook` events.
     ///
     /// ## Remediation
     /// 1. Read the previous container's log (`kubectl logs --previous`).
@@ -27,7 +31,7 @@ declare_rule! {
     };
 }
 
-fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if sp.state != StuckState::CrashLoop {
         return None;
     }
@@ -35,7 +39,7 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let mut evidence = Vec::new();
     let mut first = None;
     for c in pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses) {
-        if c.state.waiting.as_ref().is_some_and(|w| w.reason == "CrashLoopBackOff") {
+        if c.state.waiting.as_ref().is_some_and(|w| matches!(w.reason.as_str(), "CrashLoopBackOff" | "PostStartHookError")) {
             first.get_or_insert(c.name.clone());
             let last = c
                 .last_state
@@ -52,11 +56,19 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         }
     }
     let c = first.unwrap_or_default();
-    Some(Cause {
-        severity: None,
-        summary: format!("container {c:?} keeps crashing"),
-        evidence,
-        remediation: vec![
+    // A postStart hook that fails gets its container killed and restarted: the container's own log
+    // says nothing, the hook's error is in the event.
+    let hooks = pod_events_with(cx, pod, &["FailedPostStartHook"], None);
+    let hook = !hooks.is_empty()
+        || pod.status.container_statuses.iter().any(|s| s.state.waiting.as_ref().is_some_and(|w| w.reason == "PostStartHookError"));
+    evidence.extend(hooks.iter().take(2).map(|e| event_evidence(e)));
+    let mut remediation = Vec::new();
+    if hook {
+        remediation.push(StepDraft::config(
+            "Fix the container's lifecycle.postStart command (its error is in the FailedPostStartHook event), or drop the hook",
+        ));
+    }
+    remediation.extend([
             StepDraft::cluster(
                 "Read the crashed container's output",
                 format!(
@@ -67,6 +79,15 @@ fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 ),
             ),
             StepDraft::config("Fix the configuration, command or dependency the container fails on"),
-        ],
+        ]);
+    Some(Cause {
+        severity: None,
+        summary: if hook {
+            format!("container {c:?} keeps being restarted: its postStart hook fails")
+        } else {
+            format!("container {c:?} keeps crashing")
+        },
+        evidence,
+        remediation,
     })
 }

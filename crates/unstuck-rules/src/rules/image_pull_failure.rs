@@ -7,7 +7,8 @@ declare_rule! {
     /// Pods whose containers wait in `ErrImagePull`, `ImagePullBackOff`, `InvalidImageName` or
     /// `ErrImageNeverPull` for longer than the threshold; and pods the status still shows
     /// `ContainerCreating` whose events, container states or node log lines say the pull failed
-    /// (`Failed to pull image …`, `ErrImageNeverPull`, `Back-off pulling image`, `Pull image "…" failed`).
+    /// (`Failed to pull image …`, `ErrImageNeverPull`, `Back-off pulling image`, `Pull image "…" failed`),
+    /// or whose node's kubelet refuses pulls over its own rate limit (`pull QPS exceeded`).
     ///
     /// ## Why it matters
     /// The image cannot be fetched: wrong name or tag, a private registry without `imagePullSecrets`,
@@ -63,11 +64,14 @@ fn creating_pull_failure(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<(String, Vec<
             h.hits_for(RULE.id)
                 .into_iter()
                 // The runtime may name it fully qualified (docker.io/library/…).
+                // The kubelet's own pull throttle ("pull QPS exceeded") names no image: every pull on the
+                // node fails while it lasts.
                 .filter(|x| {
                     x.pod_uid.is_none()
-                        && images
-                            .iter()
-                            .any(|i| x.text.contains(&format!("\"{i}")) || x.text.contains(&format!("/{i}")))
+                        && (x.signature == "image-pull-qps"
+                            || images
+                                .iter()
+                                .any(|i| x.text.contains(&format!("\"{i}")) || x.text.contains(&format!("/{i}"))))
                 })
                 .collect()
         })

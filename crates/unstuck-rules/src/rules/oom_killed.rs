@@ -11,7 +11,8 @@ declare_rule! {
     /// (`oom-kill:constraint=CONSTRAINT_MEMCG … oom_memcg=/kubepods/…pod<uid>`, `Task in /kubepods/…
     /// killed as a result of limit of …`, the kubelet's `Created an OOM event in container …`), OOM events on the pod, or
     /// memory-cgroup OOM kills on its node that name no pod (`… invoked oom-killer`, `Memory cgroup out of
-    /// memory: Kill process …`, node-problem-detector's `OOMKilling` events).
+    /// memory: Kill process …`, node-problem-detector's `OOMKilling` events, the kubelet's `SystemOOM`
+    /// events: `System OOM encountered`).
     ///
     /// ## Why it matters
     /// The container exceeds its memory limit and the kernel kills it; restarting does not help, the

@@ -10,7 +10,8 @@ declare_rule! {
     /// `pthread_create failed`, `fork rejected by pids controller`, `fork: retry: …` from a shell, or the
     /// node condition `PIDPressure=True` (or its taint `node.kubernetes.io/pid-pressure`). The same errors count where the API carries them: inside the
     /// pod's events (a `FailedMount` whose `mount` could not fork, an exec probe) and its containers'
-    /// state messages — and then also for a crash-looping pod, whose own failure says it could not fork.
+    /// state messages — and then also for a crash-looping pod, whose own failure says it could not fork
+    /// (or whose own pids cgroup the kernel names: `fork rejected by pids controller in /kubepods/pod<uid>/…`).
     ///
     /// ## Why it matters
     /// When the node hits `kernel.pid_max`, `threads-max` or the kubelet user's `ulimit -u`, nothing can
@@ -74,7 +75,10 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     // The same errors inside the pod's events and container states (a FailedMount whose mount could
     // not fork, an exec probe, a termination message).
     let text = text_evidence(cx, sp.pod, RULE.id, 3);
-    if (hits.is_empty() && !pressure && full.is_none() || crash) && text.is_empty() {
+    // A crash-looping pod also counts when a node line names it: the kernel refusing a fork in its own
+    // pids cgroup (`fork rejected by pids controller in /kubepods/pod<uid>/…`), i.e. its podPidsLimit.
+    let own = hits.iter().any(|h| h.pod_uid.as_deref() == Some(sp.pod.metadata.uid.as_str()));
+    if (hits.is_empty() && !pressure && full.is_none() || crash && !own) && text.is_empty() {
         return None;
     }
     let mut evidence = text;

@@ -8,7 +8,10 @@ declare_rule! {
     /// Pods stuck `Terminating` or `ContainerCreating` because the container runtime does not answer the
     /// kubelet: `PLEG is not healthy: pleg was last seen active … ago`, `pleg has yet to be successful`,
     /// `Skipping pod synchronization`, `rpc error: code = DeadlineExceeded desc = context deadline
-    /// exceeded`, `error killing pod` / `KillContainerError`, `FailedKillPod` events, a `Ready=False`
+    /// exceeded`, `error killing pod` / `KillContainerError`, a runtime that could not kill or stop a
+    /// container (`Cannot kill container`, `An error occurs during waiting for container … to be stopped`,
+    /// CRI-O asked again and again to stop the same one: `Stopping container: <id> (timeout: 30s)`),
+    /// `FailedKillPod` events, a `Ready=False`
     /// node whose message names PLEG or the runtime, or what the node reports through the API:
     /// node-problem-detector's `ContainerRuntimeUnhealthy`, `KernelDeadlock` (`DockerHung`) and
     /// `Frequent…Restart` conditions, its `TaskHung` events naming a runtime process, the kubelet's
@@ -97,6 +100,9 @@ fn restart_runtime(node: &str, runtime: &str) -> StepDraft {
     .risk("restarting the runtime can restart containers on the node")
 }
 
+/// The runtime's record of a stop request (a signature of the catalog).
+const STOP_REQUESTED: &str = "crio-stop-requested";
+
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if !(sp.state.is_terminating() || sp.state.is_creating()) {
         return None;
@@ -104,7 +110,13 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
     let h = cx.node_health(node)?;
-    let own = pod_hits(cx, pod, RULE.id);
+    let mut own = pod_hits(cx, pod, RULE.id);
+    // CRI-O's "Stopping container: <id> (timeout: 30s)" is every deletion's first step: a sign only when the
+    // kubelet asked again (the last stop never finished).
+    let stops: u64 = own.iter().filter(|h| h.signature == STOP_REQUESTED).map(|h| h.count).sum();
+    if stops < 2 {
+        own.retain(|h| h.signature != STOP_REQUESTED);
+    }
     let events =
         pod_events_with(cx, pod, &["FailedKillPod", "FailedCreatePodSandBox", "FailedSync"], Some("DeadlineExceeded"));
     let mut events = events;
