@@ -794,3 +794,26 @@ fn corpus_recall_and_look_alikes() {
     assert!(kept, "held-out recall {} fell below its recorded {HELDOUT_FLOOR}", totals[1].cell());
     assert_eq!(look[0].ok + look[1].ok, look[0].n + look[1].n, "look-alikes with a finding");
 }
+
+/// Evidence that counts only together, cut down to the part that must not trigger on its own.
+#[test]
+fn partial_evidence_does_not_trigger() {
+    let cases = load_cases();
+    let case = |id: &str| cases.iter().find(|(_, c)| c.id == id).map(|(_, c)| c.clone()).unwrap();
+    // CRI-O writes `Stopping container: <id> (timeout: 30s)` for every deletion: one request is not a hung
+    // runtime; the kubelet asking again for the same container is.
+    let again = case("runtime-unresponsive/2006");
+    assert!(run_case(&again).pass, "the repeated stop request");
+    let mut once = again.clone();
+    once.text = again.text.lines().next().unwrap().to_string();
+    let o = run_case(&once);
+    assert!(!o.pass && o.got != "runtime-unresponsive", "one stop request: got {}", o.got);
+    // A crash-looping pod on a node whose kernel refused forks elsewhere (a systemd unit's pids cgroup,
+    // pid-exhaustion/107): the pod's own restarts are not that; its own cgroup named is (pid-exhaustion/2010).
+    let own = case("pid-exhaustion/2010");
+    assert!(run_case(&own).pass, "the pod's own pids cgroup");
+    let mut elsewhere = case("pid-exhaustion/107");
+    elsewhere.state = "crashloop".into();
+    let o = run_case(&elsewhere);
+    assert_eq!(o.got, "crash-loop", "another cgroup's refused fork");
+}

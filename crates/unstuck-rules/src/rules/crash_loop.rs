@@ -39,7 +39,11 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let mut evidence = Vec::new();
     let mut first = None;
     for c in pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses) {
-        if c.state.waiting.as_ref().is_some_and(|w| matches!(w.reason.as_str(), "CrashLoopBackOff" | "PostStartHookError")) {
+        if c.state
+            .waiting
+            .as_ref()
+            .is_some_and(|w| matches!(w.reason.as_str(), "CrashLoopBackOff" | "PostStartHookError"))
+        {
             first.get_or_insert(c.name.clone());
             let last = c
                 .last_state
@@ -60,7 +64,11 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     // says nothing, the hook's error is in the event.
     let hooks = pod_events_with(cx, pod, &["FailedPostStartHook"], None);
     let hook = !hooks.is_empty()
-        || pod.status.container_statuses.iter().any(|s| s.state.waiting.as_ref().is_some_and(|w| w.reason == "PostStartHookError"));
+        || pod
+            .status
+            .container_statuses
+            .iter()
+            .any(|s| s.state.waiting.as_ref().is_some_and(|w| w.reason == "PostStartHookError"));
     evidence.extend(hooks.iter().take(2).map(|e| event_evidence(e)));
     let mut remediation = Vec::new();
     if hook {
@@ -69,17 +77,17 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         ));
     }
     remediation.extend([
-            StepDraft::cluster(
-                "Read the crashed container's output",
-                format!(
-                    "kubectl logs -n {} {} -c {} --previous",
-                    sh(&pod.metadata.namespace),
-                    sh(&pod.metadata.name),
-                    sh(&c)
-                ),
+        StepDraft::cluster(
+            "Read the crashed container's output",
+            format!(
+                "kubectl logs -n {} {} -c {} --previous",
+                sh(&pod.metadata.namespace),
+                sh(&pod.metadata.name),
+                sh(&c)
             ),
-            StepDraft::config("Fix the configuration, command or dependency the container fails on"),
-        ]);
+        ),
+        StepDraft::config("Fix the configuration, command or dependency the container fails on"),
+    ]);
     Some(Cause {
         severity: None,
         summary: if hook {
