@@ -127,7 +127,14 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     );
     // A kill that failed in the network plugin's teardown is the CNI's (sandbox-network-failure), not a
     // hung runtime: those events are neither cited nor read for runtime signs.
-    let cni = super::sandbox_network_failure::cni_teardown_events(cx, pod);
+    let mut cni = super::sandbox_network_failure::cni_teardown_events(cx, pod);
+    // So is a sandbox that failed in the plugin's ADD or on pulling the sandbox image (a registry timeout
+    // says DeadlineExceeded too; a CNI daemon's socket refuses connections like a runtime's).
+    cni.extend(
+        pod_events_with(cx, pod, &["FailedCreatePodSandBox"], None)
+            .into_iter()
+            .filter(|e| super::sandbox_network_failure::is_sandbox_network_or_image(&e.message)),
+    );
     events.retain(|e| !cni.iter().any(|c| std::ptr::eq(*c, *e)));
     let skip: Vec<&unstuck_model::Event> = events.iter().chain(&cni).copied().collect();
     let nodewide = node_signals_for_stuck(h);

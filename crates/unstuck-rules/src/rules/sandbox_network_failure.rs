@@ -52,6 +52,15 @@ pub(crate) fn is_cni_teardown(msg: &str) -> bool {
         .any(|n| msg.contains(n))
 }
 
+/// A sandbox that could not be created because the network plugin's ADD failed or the sandbox (pause)
+/// image could not be pulled: timeouts and refused sockets in it are the plugin's or the registry's, not
+/// the runtime's.
+pub(crate) fn is_sandbox_network_or_image(msg: &str) -> bool {
+    ["failed to setup network for sandbox", "failed to set up sandbox container", "failed (add)", "sandbox image"]
+        .iter()
+        .any(|n| msg.contains(n))
+}
+
 /// The pod's `FailedKillPod` / `FailedSync` events whose error is a CNI teardown failure.
 pub(crate) fn cni_teardown_events<'a>(cx: &Cx<'a>, pod: &unstuck_model::Pod) -> Vec<&'a unstuck_model::Event> {
     pod_events_with(cx, pod, &["FailedKillPod", "FailedSync"], None)
