@@ -37,9 +37,22 @@ impl WatchStats {
     fn relist(&self, stem: &'static str, reason: &'static str) {
         *lock(&self.relists).entry((stem, reason)).or_insert(0) += 1;
     }
+    /// A failed list or watch. Said once per new error: while the API server is down every kind retries
+    /// with backoff and fails the same way, which is only worth a debug line after the first.
     fn error(&self, stem: &'static str, e: String) {
-        tracing::warn!(kind = stem, "watch: {e}");
-        lock(&self.last_error).insert(stem, e);
+        let mut last = lock(&self.last_error);
+        if last.get(stem) == Some(&e) {
+            tracing::debug!(kind = stem, "watch (again): {e}");
+        } else {
+            tracing::warn!(kind = stem, "watch: {e}");
+        }
+        last.insert(stem, e);
+    }
+    /// A successful list: the kind's last error is over (said if there was one).
+    fn recovered(&self, stem: &'static str) {
+        if lock(&self.last_error).remove(stem).is_some() {
+            tracing::info!(kind = stem, "watch: listed again after errors");
+        }
     }
 }
 
@@ -107,7 +120,7 @@ async fn run_kind(
                 if let Err(e) = r {
                     shared.stats.error(stem, e.to_string());
                 }
-                lock(&shared.stats.last_error).remove(stem);
+                shared.stats.recovered(stem);
                 shared.changed.notify_one();
                 backoff = Duration::from_secs(1);
             }
