@@ -62,9 +62,17 @@ pub struct Line<'a> {
 const MONTHS: [&[u8; 3]; 12] =
     [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
 
-fn month_of(b: &[u8]) -> Option<i8> {
-    let b = b.get(..3)?;
-    MONTHS.iter().position(|m| &m[..] == b).map(|i| i as i8 + 1)
+/// The month a syslog/journald short timestamp starts with, and its length: `Mar` (C locale), or `3月` /
+/// `11月` (journalctl under a Chinese or Japanese locale) and `3월` (Korean).
+fn month_of(b: &[u8]) -> Option<(i8, usize)> {
+    if let Some(i) = b.get(..3).and_then(|m3| MONTHS.iter().position(|m| &m[..] == m3)) {
+        return Some((i as i8 + 1, 3));
+    }
+    let n = b.iter().take(3).take_while(|c| c.is_ascii_digit()).count();
+    let month = digits(b.get(..n)?)?;
+    let suffix = b.get(n..n + 3)?;
+    ((1..=12).contains(&month) && (suffix == "月".as_bytes() || suffix == "월".as_bytes()))
+        .then_some((month as i8, n + 3))
 }
 
 fn digits(b: &[u8]) -> Option<i32> {
@@ -170,12 +178,12 @@ fn host_ident_msg(rest: &[u8]) -> (&[u8], &[u8], &[u8]) {
 }
 
 fn parse_syslog_date<'a>(ctx: &TimeCtx, b: &'a [u8]) -> Option<(Timestamp, &'a [u8])> {
-    // `Mar 22 15:23:22[.frac] ` or `Mar  2 …`
-    let month = month_of(b)?;
-    if b.get(3) != Some(&b' ') {
+    // `Mar 22 15:23:22[.frac] ` or `Mar  2 …` (or `11月 23 …` under a CJK locale)
+    let (month, len) = month_of(b)?;
+    if b.get(len) != Some(&b' ') {
         return None;
     }
-    let rest = skip_spaces(&b[4..]);
+    let rest = skip_spaces(&b[len + 1..]);
     let (day, rest) = split_word(rest);
     let day = digits(day)?;
     let (t, used) = clock(rest)?;
@@ -240,6 +248,20 @@ fn journal_json(line: &[u8]) -> Option<Line<'_>> {
     })
 }
 
+/// A syslog / journald short-format line (`Mar 22 15:23:22 host unit[pid]: message`).
+fn syslog_line<'a>(ctx: &TimeCtx, line: &'a [u8]) -> Option<Line<'a>> {
+    let (ts, rest) = parse_syslog_date(ctx, line)?;
+    let (host, ident, msg) = host_ident_msg(rest);
+    Some(Line {
+        format: Format::Syslog,
+        time: Some(ts),
+        inferred: true,
+        host,
+        ident: Cow::Borrowed(ident),
+        message: Cow::Borrowed(msg),
+    })
+}
+
 /// Parse one line (without its newline). Never fails: an unrecognised line is `Format::Unknown`
 /// with the whole line as message.
 pub fn parse_line<'a>(ctx: &TimeCtx, line: &'a [u8]) -> Line<'a> {
@@ -297,7 +319,8 @@ pub fn parse_line<'a>(ctx: &TimeCtx, line: &'a [u8]) -> Line<'a> {
         b'0'..=b'9' => {
             let (tok, rest) = split_word(line);
             let Some(ts) = iso_timestamp(tok) else {
-                return unknown();
+                // `11月 23 12:13:43 host unit[pid]: …`: journalctl's short format under a CJK locale.
+                return syslog_line(ctx, line).unwrap_or_else(unknown);
             };
             let (second, tail) = split_word(rest);
             if (second == b"stdout" || second == b"stderr") && tail.len() >= 2 && tail[1] == b' ' {
@@ -342,18 +365,8 @@ pub fn parse_line<'a>(ctx: &TimeCtx, line: &'a [u8]) -> Line<'a> {
             ident: Cow::Borrowed(b""),
             message: Cow::Borrowed(line),
         },
-        _ => match parse_syslog_date(ctx, line) {
-            Some((ts, rest)) => {
-                let (host, ident, msg) = host_ident_msg(rest);
-                Line {
-                    format: Format::Syslog,
-                    time: Some(ts),
-                    inferred: true,
-                    host,
-                    ident: Cow::Borrowed(ident),
-                    message: Cow::Borrowed(msg),
-                }
-            }
+        _ => match syslog_line(ctx, line) {
+            Some(l) => l,
             None => unknown(),
         },
     }
@@ -459,6 +472,22 @@ mod tests {
                 "docker",
                 "h\u{fffd}i",
             ),
+            // journalctl's short format under a Chinese / Japanese (and Korean) locale.
+            (
+                "3月 22 12:13:43 xiahuhu-k8s01 kubelet[45480]: E0322 12:13:43.393891 45480 x.go:1] failed".as_bytes(),
+                Format::Syslog,
+                Some("2023-03-22T12:13:43Z"),
+                "kubelet",
+                "E0322 12:13:43.393891 45480 x.go:1] failed",
+            ),
+            (
+                "11월  2 01:02:03 n1 containerd[9]: msg".as_bytes(),
+                Format::Syslog,
+                Some("2022-11-02T01:02:03Z"),
+                "containerd",
+                "msg",
+            ),
+            ("13月 22 12:13:43 h k: no such month".as_bytes(), Format::Unknown, None, "", "13月 22 12:13:43 h k: no such month"),
             (b"\xff\xfe garbage \x00", Format::Unknown, None, "", "\u{fffd}\u{fffd} garbage \0"),
             (b"", Format::Unknown, None, "", ""),
             (b"Mar", Format::Unknown, None, "", "Mar"),

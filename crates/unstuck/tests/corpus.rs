@@ -21,9 +21,9 @@ use serde_json::{json, Value};
 
 const NOW: &str = "2024-06-01T12:00:00Z";
 
-/// Held-out v9 parts d and e and v11 (corpus/accuracy-notes.md): 17 of 18 and 12 of 12 when each was
-/// evaluated once; it must keep finding at least these.
-const HELDOUT_FLOOR: usize = 29;
+/// Held-out v9 parts d and e, v11 and v12 (corpus/accuracy-notes.md): 17 of 18, 12 of 12 and 11 of 11 when
+/// each was evaluated once; it must keep finding at least these.
+const HELDOUT_FLOOR: usize = 40;
 /// Tuning cases missed on purpose: pods that were running, not stuck, when the evidence was written (v4's
 /// oom-killed/1200, node-lost/1201, poststart-exec-hang/1200; v5's node-lost/1502 and /1503; v6's
 /// node-lost/1600, /1601 and /1602; v9's node-lost/2007 and /2008): a node the API still shows Ready whose
@@ -219,7 +219,7 @@ fn runtime_of(c: &Case) -> &'static str {
 fn log_line(file: &str, line: &str) -> String {
     let re = |s: &str| regex::Regex::new(s).unwrap();
     let has_prefix =
-        re(r"^([A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d |\d{4}-\d\d-\d\d[T ]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|time=)")
+        re(r"^([A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d |\d{1,2}[月월] [ 0-9]?\d \d\d:\d\d:\d\d |\d{4}-\d\d-\d\d[T ]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d|time=)")
             .is_match(line);
     if has_prefix {
         return line.to_string();
@@ -731,7 +731,7 @@ fn corpus_recall_and_look_alikes() {
          reported primary cause (or, for node and workload rules, a finding of that rule). **Look-alikes**:\n\
          text that resembles a rule's evidence on a healthy or finished pod; a pass is a report with no\n\
          finding. The held-out split was drawn at random and frozen before any rule was tuned on it (v9 parts d\n\
-         and e, and v11: cases collected after the earlier held-outs had been evaluated; each evaluated once,\n\
+         and e, v11 and v12: cases collected after the earlier held-outs had been evaluated; each evaluated once,\n\
          after tuning on everything else, and never tuned on; see the history below).\n\n",
     );
     doc.push_str(&format!(
