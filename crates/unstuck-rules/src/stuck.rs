@@ -105,9 +105,7 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     let created = pod.metadata.creation_timestamp;
     // Waiting reasons that are bad at any age.
     let reasons: Vec<&str> = waiting_reasons(pod).collect();
-    // PostStartHookError: the kubelet killed the container because its postStart hook failed, and
-    // restarts it with the same back-off.
-    if reasons.contains(&"CrashLoopBackOff") || reasons.contains(&"PostStartHookError") {
+    if reasons.iter().any(|r| RESTARTING.contains(r)) {
         return mk(StuckState::CrashLoop, pod.status.start_time.or(created));
     }
     if let Some(r) = reasons.iter().find(|r| IMAGE_PULL.contains(r)) {
@@ -165,6 +163,10 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     }
     None
 }
+
+/// Waiting reasons of a container the kubelet keeps restarting: `CrashLoopBackOff`, and
+/// `PostStartHookError` (killed because its postStart hook failed, restarted with the same back-off).
+pub(crate) const RESTARTING: [&str; 2] = ["CrashLoopBackOff", "PostStartHookError"];
 
 /// A container terminated for a reason other than completing, that has restarted before.
 pub(crate) fn between_restarts(c: &unstuck_model::ContainerStatus) -> bool {

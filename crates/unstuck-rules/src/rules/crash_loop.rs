@@ -1,4 +1,5 @@
 use super::{event_evidence, pod_events_with};
+use crate::stuck::RESTARTING;
 use crate::util::sh;
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
 
@@ -38,12 +39,13 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
     let mut evidence = Vec::new();
     let mut first = None;
+    // A postStart hook that fails gets its container killed and restarted: the container's own log
+    // says nothing, the hook's error is in the event.
+    let hooks = pod_events_with(cx, pod, &["FailedPostStartHook"], None);
+    let mut hook = !hooks.is_empty();
     for c in pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses) {
-        if c.state
-            .waiting
-            .as_ref()
-            .is_some_and(|w| matches!(w.reason.as_str(), "CrashLoopBackOff" | "PostStartHookError"))
-        {
+        if let Some(w) = c.state.waiting.as_ref().filter(|w| RESTARTING.contains(&w.reason.as_str())) {
+            hook |= w.reason == "PostStartHookError";
             first.get_or_insert(c.name.clone());
             let last = c
                 .last_state
@@ -54,21 +56,12 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 })
                 .unwrap_or_default();
             evidence.push(Evidence::api(format!(
-                "container {:?}: CrashLoopBackOff, {} restarts; {last}",
-                c.name, c.restart_count
+                "container {:?}: {}, {} restarts; {last}",
+                c.name, w.reason, c.restart_count
             )));
         }
     }
     let c = first.unwrap_or_default();
-    // A postStart hook that fails gets its container killed and restarted: the container's own log
-    // says nothing, the hook's error is in the event.
-    let hooks = pod_events_with(cx, pod, &["FailedPostStartHook"], None);
-    let hook = !hooks.is_empty()
-        || pod
-            .status
-            .container_statuses
-            .iter()
-            .any(|s| s.state.waiting.as_ref().is_some_and(|w| w.reason == "PostStartHookError"));
     evidence.extend(hooks.iter().take(2).map(|e| event_evidence(e)));
     let mut remediation = Vec::new();
     if hook {

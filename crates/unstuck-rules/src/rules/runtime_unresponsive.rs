@@ -127,16 +127,16 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     );
     // A kill that failed in the network plugin's teardown is the CNI's (sandbox-network-failure), not a
     // hung runtime: those events are neither cited nor read for runtime signs.
-    let mut cni = super::sandbox_network_failure::cni_teardown_events(cx, pod);
+    let mut not_runtime = super::sandbox_network_failure::cni_teardown_events(cx, pod);
     // So is a sandbox that failed in the plugin's ADD or on pulling the sandbox image (a registry timeout
     // says DeadlineExceeded too; a CNI daemon's socket refuses connections like a runtime's).
-    cni.extend(
+    not_runtime.extend(
         pod_events_with(cx, pod, &["FailedCreatePodSandBox"], None)
             .into_iter()
             .filter(|e| super::sandbox_network_failure::is_sandbox_network_or_image(&e.message)),
     );
-    events.retain(|e| !cni.iter().any(|c| std::ptr::eq(*c, *e)));
-    let skip: Vec<&unstuck_model::Event> = events.iter().chain(&cni).copied().collect();
+    events.retain(|e| !not_runtime.iter().any(|c| std::ptr::eq(*c, *e)));
+    let skip: Vec<&unstuck_model::Event> = events.iter().chain(&not_runtime).copied().collect();
     let nodewide = node_signals_for_stuck(h);
     let nr = not_ready_runtime(h);
     let reported = h.problems_for(RULE.id);
