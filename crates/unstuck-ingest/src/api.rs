@@ -37,7 +37,7 @@ trait ListItem {
 /// it about settled pods too.
 pub(crate) fn event_about_settled(e: &Event, settled: &FxHashSet<u128>) -> bool {
     let o = &e.involved_object;
-    o.kind == "Pod" && uid_bits(&o.uid).is_some_and(|u| settled.contains(&u)) && !e.is_spec_hash_restart()
+    o.kind == "Pod" && uid_bits(&o.uid).is_some_and(|u| settled.contains(&u)) && !e.read_about_settled_pods()
 }
 
 impl ListItem for Box<Event> {

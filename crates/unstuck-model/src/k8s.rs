@@ -626,6 +626,15 @@ impl Event {
         self.reason == "Killing"
             && (m.contains("spec hash changed") || (m.starts_with("Container ") && m.contains(" definition changed")))
     }
+    /// The taint manager marking a pod for deletion because its node is unreachable or tainted
+    /// NoExecute (rule `node-lost` reads it about the lost node's pods, running or not).
+    pub fn is_taint_manager_mark(&self) -> bool {
+        self.reason == "TaintManagerEviction" && self.message.starts_with("Marking for deletion")
+    }
+    /// Read by a rule about every pod, settled or not: kept when events about settled pods are dropped.
+    pub fn read_about_settled_pods(&self) -> bool {
+        self.is_spec_hash_restart() || self.is_taint_manager_mark()
+    }
     pub fn component(&self) -> &str {
         if self.source.component.is_empty() {
             &self.reporting_component

@@ -7,18 +7,6 @@ use std::path::Path;
 
 use common::*;
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap().flatten() {
-        let p = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &p);
-        } else {
-            fs::copy(e.path(), p).unwrap();
-        }
-    }
-}
-
 fn bundle_copy(name: &str) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     copy_dir(&example(name), d.path());

@@ -14,6 +14,20 @@ pub fn example(name: &str) -> PathBuf {
     root().join("examples").join(name)
 }
 
+/// Copy a directory tree (an example bundle, to change it in a test).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        let t = e.file_type().unwrap();
+        if t.is_dir() {
+            copy_dir(&src, &dst);
+        } else if t.is_file() {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
 pub fn load(p: &Path) -> Snapshot {
     unstuck_ingest::load(&[p.to_path_buf()], &Options::default()).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -24,11 +24,9 @@ const NOW: &str = "2024-06-01T12:00:00Z";
 /// Held-out v9 parts d and e, v11 and v12 (corpus/accuracy-notes.md): 17 of 18, 12 of 12 and 11 of 11 when
 /// each was evaluated once; it must keep finding at least these.
 const HELDOUT_FLOOR: usize = 40;
-/// Tuning cases missed on purpose: pods that were running, not stuck, when the evidence was written (v4's
-/// oom-killed/1200, node-lost/1201, poststart-exec-hang/1200; v5's node-lost/1502 and /1503; v6's
-/// node-lost/1600, /1601 and /1602; v9's node-lost/2007 and /2008): a node the API still shows Ready whose
-/// kubelet log says it could not reach the API server is what look-alikes none/800 and none/1511 show too.
-const TUNING_KNOWN_MISSES: usize = 10;
+/// Tuning cases missed, knowingly: v4's oom-killed/1200, whose two kernel lines (a memory cgroup's report at
+/// its limit) name no cgroup, process or pod, about a pod that was running (corpus/README.md, session 14).
+const TUNING_KNOWN_MISSES: usize = 1;
 const NODE: &str = "node-1";
 const NS: &str = "corpus";
 
@@ -497,6 +495,16 @@ fn bundle(c: &Case, dir: &Path) {
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": pod_status});
 
     // The node: Ready and heartbeating unless the case says otherwise.
+    // `node-not-ready`: the thread says the node went NotReady (the kubelet stopped posting its status,
+    // the node was powered off): what the node controller then writes.
+    if has("node-not-ready") {
+        node_conditions.push((
+            "Ready".into(),
+            "Unknown".into(),
+            "NodeStatusUnknown".into(),
+            "Kubelet stopped posting node status.".into(),
+        ));
+    }
     let mut ready = json!({"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status",
         "lastHeartbeatTime": ts(20), "lastTransitionTime": ts(86400)});
     let mut conds = vec![];
@@ -535,7 +543,8 @@ fn bundle(c: &Case, dir: &Path) {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, serde_json::to_vec_pretty(v).unwrap()).unwrap();
     };
-    write(dir.join("nodes.json"), &list(vec![node]));
+    // `node-deleted`: the thread says the Node object was removed while the pods still named it.
+    write(dir.join("nodes.json"), &list(if has("node-deleted") { vec![] } else { vec![node] }));
     for d in [NS, ns.as_str(), "default"] {
         for k in ["pods", "events", "deployments", "replicasets", "daemonsets", "services", "replication-controllers"] {
             write(dir.join(d).join(format!("{k}.json")), &list(vec![]));
@@ -618,7 +627,25 @@ fn run_case(c: &Case) -> Outcome {
         return Outcome { pass: findings.is_empty(), got: if all.is_empty() { "-".into() } else { all.join(",") } };
     }
     let rule = unstuck_rules::rule(&c.expect).unwrap_or_else(|| panic!("{}: no rule {:?}", c.id, c.expect));
-    let node_finding = findings.iter().any(|f| f["rule"] == json!(c.expect) && f["subject"]["kind"] == "Node");
+    // When the case states the API's view of the node (`node-not-ready`, `node-deleted`), that view alone
+    // makes the rule's finding: the case's own text must then be among the finding's evidence (a log line
+    // or an event, not only what the API said), or the text would be tested by nothing.
+    let api_fact = c.spec.iter().any(|s| s == "node-not-ready" || s == "node-deleted");
+    let cites_text = |f: &Value| {
+        !api_fact || f["evidence"].as_array().is_some_and(|ev| ev.iter().any(|e| e["source"] != json!("api")))
+    };
+    let node_finding =
+        findings.iter().any(|f| f["rule"] == json!(c.expect) && f["subject"]["kind"] == "Node" && cites_text(f));
+    let pod_rule = if api_fact {
+        findings
+            .iter()
+            .find(|f| f["subject"]["kind"] == "Pod")
+            .filter(|f| f["rule"] != json!(c.expect) || cites_text(f))
+            .and_then(|f| f["rule"].as_str())
+            .map(str::to_string)
+    } else {
+        pod_rule
+    };
     let pass = match rule.scope {
         // A pod that was running when the evidence was written is not stuck: node-wide evidence (PLEG, a
         // dead runtime) is then rightly reported on its node, and that is the expected rule's finding.
@@ -646,7 +673,9 @@ impl Tally {
         if self.n == 0 {
             "–".into()
         } else {
-            format!("{}/{} ({:.0}%)", self.ok, self.n, 100.0 * self.ok as f64 / self.n as f64)
+            // Never "100%" for a rule or split that missed one.
+            let pct = (100.0 * self.ok as f64 / self.n as f64).round().min(if self.ok < self.n { 99.0 } else { 100.0 });
+            format!("{}/{} ({pct:.0}%)", self.ok, self.n)
         }
     }
 }

@@ -111,18 +111,6 @@ fn a_namespace_filter_keeps_node_operations_of_other_namespaces_out() {
     assert!(got.iter().all(|(_, n)| n.starts_with("billing-api") || n == "v-docker-k8"), "{got:?}");
 }
 
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 #[test]
 fn nothing_stuck_nothing_to_do() {
     let (code, out, _) = run(&["fix", &ex("healthy-cluster")]);

@@ -312,19 +312,6 @@ fn bad_archives_name_the_file() {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        let t = e.file_type().unwrap();
-        if t.is_dir() {
-            copy_dir(&src, &dst);
-        } else if t.is_file() {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
-
 /// A node that ran out of PIDs, seen only in the sos report's own listing: the same report with
 /// `kernel.pid_max` lowered to just above its task count, and no NFS or runtime sign left but the kills
 /// that time out. The process listing against the limit is the evidence, cited with both files.
@@ -332,7 +319,7 @@ fn copy_dir(from: &Path, to: &Path) {
 fn sos_process_listing_against_pid_max_is_pid_exhaustion_evidence() {
     let t = tempfile::tempdir().unwrap();
     let f = fixtures().join("sos-report");
-    copy_dir(&f, t.path());
+    common::copy_dir(&f, t.path());
     let top = only_dir(t.path());
     let sysctl = top.join("sos_commands/kernel/sysctl_-a");
     let text = std::fs::read_to_string(&sysctl).unwrap();

@@ -82,7 +82,7 @@ fn helm_chart_lints_and_renders() {
     // Lint can fail: a template that dereferences a missing value.
     let broken = tempfile::tempdir().unwrap();
     let copy = broken.path().join("unstuck");
-    copy_dir(&chart(), &copy);
+    common::copy_dir(&chart(), &copy);
     std::fs::write(
         copy.join("templates/broken.yaml"),
         "kind: ConfigMap\nmetadata:\n  name: {{ .Values.nope.deeper }}\n",
@@ -211,19 +211,6 @@ fn helm_chart_lints_and_renders() {
         "deploy/helm/unstuck/files/prometheus-rules.yaml is not a copy of deploy/prometheus-rules.yaml"
     );
     println!("helm: lint --strict (defaults, all enabled) and template: {} and {} objects", d.len(), a.len());
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), t).unwrap();
-        }
-    }
 }
 
 /// The exposition `unstuck serve`'s /metrics handler writes (the same Metrics, fed a real report and

@@ -504,3 +504,87 @@ fn node_not_ready_events_are_node_lost_only_when_the_kubelet_is_silent() {
     }
     assert_eq!(rule_of(&diagnose(objs, now), name).as_deref(), Some("node-lost"));
 }
+
+/// seed 002 with a line in the lost node's kubelet log and a running pod's event, diagnosed as JSON: the
+/// node-lost finding on the node (summary, the first step's text, the evidence's sources).
+fn lost_node_finding(kubelet_log: Option<&str>, marked: bool) -> (String, String, Vec<String>) {
+    let d = tempfile::tempdir().unwrap();
+    copy_dir(&example("seed-002-node-lost-recreate"), d.path());
+    let node = "node-10-9-3-21";
+    if let Some(line) = kubelet_log {
+        let dir = d.path().join("_nodes").join(node);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("kubelet.log"), format!("{line}\n")).unwrap();
+    }
+    if marked {
+        // A pod on the node that is still Running (not deleted) although the taint manager marked it.
+        let p = d.path().join("ops/pods.json");
+        let mut pods: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        let items = pods["items"].as_array_mut().unwrap();
+        let mut running =
+            items.iter().find(|p| p["metadata"]["name"] == "nginx-gateway-6b7f9c5d8-k9m3x").unwrap().clone();
+        running["metadata"]["name"] = json!("nginx-gateway-6b7f9c5d8-zz9q1");
+        running["metadata"]["uid"] = json!("7a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b");
+        running["spec"]["nodeName"] = json!(node);
+        items.push(running);
+        std::fs::write(&p, serde_json::to_vec(&pods).unwrap()).unwrap();
+        let e = d.path().join("ops/events.json");
+        let mut evs: Value = serde_json::from_slice(&std::fs::read(&e).unwrap()).unwrap();
+        // Only this pod's mark: the seed's deleted pods have theirs too.
+        evs["items"].as_array_mut().unwrap().retain(|e| e["reason"] != "TaintManagerEviction");
+        evs["items"].as_array_mut().unwrap().push(json!({"kind": "Event", "apiVersion": "v1",
+            "metadata": {"name": "nginx-gateway-6b7f9c5d8-zz9q1.161f2a3b4c5d6e7f", "namespace": "ops"},
+            "involvedObject": {"kind": "Pod", "namespace": "ops", "name": "nginx-gateway-6b7f9c5d8-zz9q1",
+                "uid": "7a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b"},
+            "reason": "TaintManagerEviction", "message": "Marking for deletion Pod ops/nginx-gateway-6b7f9c5d8-zz9q1",
+            "type": "Normal", "count": 1, "firstTimestamp": "2020-05-18T08:18:41Z", "lastTimestamp": "2020-05-18T08:18:41Z",
+            "source": {"component": "taint-controller"}}));
+        std::fs::write(&e, serde_json::to_vec(&evs).unwrap()).unwrap();
+    }
+    let (code, out, err) = run(&["diagnose", d.path().to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let f = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "node-lost" && f["subject"]["kind"] == "Node")
+        .unwrap_or_else(|| panic!("no node-lost node finding: {out}"))
+        .clone();
+    let sources = f["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| format!("{}: {}", e["source"].as_str().unwrap(), e["text"].as_str().unwrap()))
+        .collect();
+    (f["summary"].as_str().unwrap().into(), f["remediation"][0]["action"].as_str().unwrap_or_default().into(), sources)
+}
+
+#[test]
+fn node_lost_says_when_the_kubelet_was_alive_but_cut_off() {
+    let line = r#"May 18 08:20:01 node-10-9-3-21 kubelet[1187]: E0518 08:20:01.123456    1187 kubelet_node_status.go:470] Error updating node status, will retry: error getting node "node-10-9-3-21": Get "https://10.9.0.10:6443/api/v1/nodes/node-10-9-3-21?timeout=10s": dial tcp 10.9.0.10:6443: i/o timeout"#;
+    let (summary, first, sources) = lost_node_finding(Some(line), false);
+    assert!(summary.contains("could not reach the API server"), "{summary}");
+    assert!(first.contains("cut off") && first.contains("kubelet.log"), "{first}");
+    assert!(sources.iter().any(|s| s.starts_with("log: ")), "{sources:?}");
+    // Without the kubelet's word the node may just be down: no such claim, no such step.
+    let (summary, first, sources) = lost_node_finding(None, false);
+    assert!(!summary.contains("could not reach") && !first.contains("cut off"), "{summary} / {first}");
+    assert!(!sources.iter().any(|s| s.starts_with("log: ")), "{sources:?}");
+    // A line that is no sign of it (the kubelet starting) changes nothing either.
+    let other = "May 18 08:20:01 node-10-9-3-21 kubelet[1187]: I0518 08:20:01.123456    1187 server.go:416] \"Kubelet version\" kubeletVersion=\"v1.18.3\"";
+    let (summary, _, _) = lost_node_finding(Some(other), false);
+    assert!(!summary.contains("could not reach"), "{summary}");
+}
+
+#[test]
+fn node_lost_cites_the_taint_managers_marks_even_on_running_pods() {
+    // A running pod keeps its taint-manager event (events about settled pods are otherwise not kept).
+    let (_, _, ev) = lost_node_finding(None, true);
+    assert!(
+        ev.iter()
+            .any(|e| e.starts_with("event: ")
+                && e.contains("Marking for deletion Pod ops/nginx-gateway-6b7f9c5d8-zz9q1")),
+        "{ev:?}"
+    );
+}

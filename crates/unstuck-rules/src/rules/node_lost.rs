@@ -23,7 +23,10 @@ declare_rule! {
     ///
     /// ## Evidence
     /// The node's `Ready` condition and its reason/message, its taints, the `kube-node-lease` Lease
-    /// `renewTime`, and the pod's `deletionTimestamp`.
+    /// `renewTime`, and the pod's `deletionTimestamp`; with them, what the kubelet logged about failing to
+    /// reach the API server (then it was running: the node is cut off rather than down, and the first
+    /// step is its path to the API server), and the taint manager's `Marking for deletion` events on
+    /// the node's pods.
     ///
     /// ## Remediation
     /// 1. Confirm the node is really down (console, cloud API); a partitioned node may still run the pods.
@@ -89,9 +92,31 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         } else {
             format!("node {node} stopped reporting; no kubelet will finish this pod")
         },
-        evidence: h.lost.clone(),
+        evidence: lost_evidence(h),
         remediation: steps,
     })
+}
+
+/// Why the node looks lost (the API's view), then what its kubelet said while it could not report.
+fn lost_evidence(h: &NodeHealth<'_>) -> Vec<Evidence> {
+    h.lost.iter().chain(&h.lost_hints).cloned().collect()
+}
+
+/// The kubelet's own log lines saying it could not reach the API server: it was running, so the node
+/// may be cut off rather than down.
+fn kubelet_said<'h>(h: &'h NodeHealth<'_>) -> Option<&'h Evidence> {
+    h.lost_hints.iter().find(|e| e.source == crate::EvidenceSource::Log)
+}
+
+/// The taint manager's `Marking for deletion` events on the lost node's pods: the eviction was started,
+/// and only a kubelet (or a force delete) can finish it.
+fn taint_manager_marks(cx: &Cx<'_>, node: &str) -> Vec<Evidence> {
+    let Some(pods) = cx.ix.pods_by_node.get(node) else { return Vec::new() };
+    pods.iter()
+        .flat_map(|p| cx.ix.pod_events(p).into_iter().filter(|e| e.is_taint_manager_mark()))
+        .take(2)
+        .map(super::event_evidence)
+        .collect()
 }
 
 /// The node does not look lost, but the kubelet could not report (its log, the node controller's
@@ -157,6 +182,18 @@ fn lost_node_steps(cx: &Cx<'_>, h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) 
         ));
         return;
     }
+    if let Some(said) = kubelet_said(h) {
+        // Alive but cut off: the out-of-service taint and force deletes are for nodes that are down.
+        steps.push(StepDraft::host(
+            h.name,
+            format!(
+                "Its kubelet was running and could not reach the API server ({}): the node is probably cut off, \
+                 not down. Fix its path to the API server (address, load balancer, certificates, network) first",
+                said.file.as_deref().unwrap_or("node log")
+            ),
+            "journalctl -u kubelet --since -1h | grep -E 'node status|lease|register node|Unauthorized|x509|timeout' | tail",
+        ));
+    }
     steps.push(StepDraft::cluster(
         format!(
             "Confirm node {} is really down (console / cloud API); a partitioned node may still be running its pods",
@@ -197,10 +234,16 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         severity: None,
         summary: if h.node.is_none() {
             format!("node {} was deleted while pods still name it", h.name)
+        } else if kubelet_said(h).is_some() {
+            format!("node {} stopped reporting: its kubelet logged that it could not reach the API server", h.name)
         } else {
             format!("node {} stopped reporting (kubelet gone or unreachable)", h.name)
         },
-        evidence: h.lost.clone(),
+        evidence: {
+            let mut ev = lost_evidence(h);
+            ev.extend(taint_manager_marks(cx, h.name));
+            ev
+        },
         remediation: steps,
     })
 }
