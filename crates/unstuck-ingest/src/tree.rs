@@ -140,7 +140,7 @@ pub(crate) fn take_entry(
             add_api(c, shown, route, &b)?;
         }
         Route::Log(node) => {
-            if !c.opts.logs {
+            if !c.opts.logs || !c.opts.scans_node(&node_name(node)) {
                 return Ok(());
             }
             let mut out = LogFileHits { node: node_name(node), file: log_file_label(parts), ..Default::default() };
@@ -255,6 +255,7 @@ pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), Inge
             Route::Ignore => {}
             Route::List(_) | Route::Objects if !c.opts.api || outside_focus(c, &parts, &routed) => {}
             r @ (Route::List(_) | Route::Objects) => api_files.push((path, r)),
+            Route::Log(node) if !c.opts.scans_node(&node_name(&node)) => {}
             Route::Log(node) => log_files.push((node_name(&node), path, log_file_label(&parts))),
             small => match crate::read_capped(&path, small_cap(&small)) {
                 Ok(b) => take_small(c, &shown, &parts, &small, &b)?,

@@ -5,6 +5,7 @@
 //! only looks at line boundaries around a match, the way ripgrep does.
 
 pub mod format;
+pub mod level;
 pub mod scan;
 pub mod signatures;
 pub mod sniff;

@@ -385,13 +385,14 @@ pub fn run(cli: Cli) -> Result<u8> {
             let opts = ingest_options(&input)?;
             let cfg = select.config()?;
             let t0 = std::time::Instant::now();
-            let snap = if paths.is_empty() {
+            let mut snap = if paths.is_empty() {
                 crate::live::snapshot(&live, crate::live::single_namespace(&cfg), &opts, &cfg)?
             } else {
                 unstuck_ingest::load(&paths, &opts)?
             };
             let t1 = std::time::Instant::now();
-            let d = unstuck_rules::diagnose(&snap, &cfg);
+            let mut d = unstuck_rules::diagnose(&snap, &cfg);
+            crate::leads::add(&mut snap, &mut d, &paths, &opts)?;
             let t2 = std::time::Instant::now();
             let report = Report::new(&snap, d);
             tracing::debug!(load = ?(t1 - t0), diagnose = ?(t2 - t1), report = ?t2.elapsed(), "phases");

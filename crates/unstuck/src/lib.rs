@@ -4,6 +4,7 @@ mod auth;
 mod cli;
 mod docs;
 mod fix;
+mod leads;
 mod live;
 mod serve;
 mod subject;

@@ -24,7 +24,7 @@ fn resolve<'a>(snap: &'a Snapshot, subject: &str) -> Vec<&'a Pod> {
         .collect()
 }
 
-fn needles(pods: &[&Pod], subject: &str) -> Vec<String> {
+pub(crate) fn needles(pods: &[&Pod], subject: &str) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for p in pods {
         v.push(p.metadata.name.to_string());
@@ -44,7 +44,7 @@ fn needles(pods: &[&Pod], subject: &str) -> Vec<String> {
     v
 }
 
-fn subject_catalog(needles: &[String]) -> Result<Catalog> {
+pub(crate) fn subject_catalog(needles: &[String]) -> Result<Catalog> {
     let sigs = needles
         .iter()
         .enumerate()

@@ -17,7 +17,10 @@ declare_rule! {
     /// a rule that name no pod, a network volume with no sign of its server, a postStart hook, warning
     /// events no rule reads); any problem the pod's node
     /// reports through the API that no rule reads (a node-problem-detector condition such as
-    /// `ReadonlyFilesystem=True`, a warning event about the Node) — a lead for the next step.
+    /// `ReadonlyFilesystem=True`, a warning event about the Node) — a lead for the next step. On a bundle,
+    /// `diagnose` then reads the pod's node logs once more for lines that name the pod (its UID, container
+    /// IDs, `namespace/name`) and report a problem (level error/warning, or words of failure) although no
+    /// signature knows them, and adds the newest three as leads (`signature: lead: …`).
     ///
     /// ## Remediation
     /// 1. Collect node logs for the pod's node and re-run, or run `unstuck logs POD BUNDLE`.

@@ -1,0 +1,103 @@
+//! Leads for pods no rule explains: node log lines that name the pod and report a problem, although no
+//! signature matched them. A second scan, of those pods' nodes only, for their identifiers; the lines are
+//! added to the `stuck-unknown` finding's evidence as leads (rules never read them).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use unstuck_ingest::Options;
+use unstuck_model::{Pod, Snapshot};
+use unstuck_rules::{Diagnosis, Evidence, EvidenceSource};
+
+/// At most this many pods get leads (a scan of their nodes' logs each time).
+const MAX_PODS: usize = 50;
+/// Lines shown per pod: the newest.
+const PER_POD: usize = 3;
+
+/// What names a pod in a node log line, specific enough not to name another pod: its UID, its container
+/// IDs (12 characters and up), `namespace/name` (structured klog) and `name_namespace` (older kubelets).
+fn pod_needles(p: &Pod) -> Vec<String> {
+    let (ns, name) = (p.metadata.namespace.as_str(), p.metadata.name.as_str());
+    let mut v: Vec<String> = crate::subject::needles(&[p], "")
+        .into_iter()
+        .filter(|n| n.as_str() != name)
+        .chain([format!("{ns}/{name}"), format!("{name}_{ns}")])
+        .collect();
+    v.retain(|n| n.len() >= 12);
+    v
+}
+
+/// Add leads to the `stuck-unknown` findings of `d`, scanning the logs under `paths` again.
+pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, paths: &[PathBuf], opts: &Options) -> Result<()> {
+    if paths.is_empty() || !opts.logs || snap.source.log_files == 0 {
+        return Ok(());
+    }
+    let wanted: Vec<usize> = d
+        .findings
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.rule == "stuck-unknown" && f.subject.kind == "Pod" && !f.subject.node.is_empty())
+        .map(|(i, _)| i)
+        .take(MAX_PODS)
+        .collect();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let uids: BTreeSet<&str> = wanted.iter().map(|&i| d.findings[i].subject.uid.as_str()).collect();
+    let needles: Vec<(String, Vec<String>)> = snap
+        .pods
+        .iter()
+        .filter(|p| uids.contains(p.metadata.uid.as_str()))
+        .map(|p| (p.metadata.uid.to_string(), pod_needles(p)))
+        .collect();
+    let all: Vec<String> =
+        needles.iter().flat_map(|(_, n)| n.iter().cloned()).collect::<BTreeSet<_>>().into_iter().collect();
+    if all.is_empty() {
+        return Ok(());
+    }
+    let mut o = opts.clone();
+    o.catalog = crate::subject::subject_catalog(&all)?;
+    o.fold = false;
+    o.namespaces = None;
+    o.log_nodes = Some(wanted.iter().map(|&i| d.findings[i].subject.node.clone()).collect());
+    // The scan writes its hits (and what it noticed) into the snapshot: keep the diagnosis's own.
+    let (hits, source) = (std::mem::take(&mut snap.log_hits), snap.source.clone());
+    let scanned = unstuck_ingest::scan_logs_into(snap, paths, &o);
+    let found = std::mem::replace(&mut snap.log_hits, hits);
+    snap.source = source;
+    scanned?;
+    for &i in &wanted {
+        let f = &mut d.findings[i];
+        let Some((_, names)) = needles.iter().find(|(u, _)| *u == f.subject.uid) else { continue };
+        let mut lines: Vec<_> = found
+            .iter()
+            .filter(|h| h.node == f.subject.node && names.iter().any(|n| h.text.contains(n.as_str())))
+            .filter(|h| unstuck_logs::level::is_problem(h.text.as_bytes()))
+            .collect();
+        if lines.is_empty() {
+            continue;
+        }
+        lines.sort_by(|a, b| (a.time, &a.file, a.line).cmp(&(b.time, &b.file, b.line)));
+        // A line naming the pod twice (its UID and its name) was found once per identifier.
+        lines.dedup_by(|a, b| a.file == b.file && a.line == b.line);
+        let n = lines.len();
+        f.summary.push_str(&format!(
+            "; {n} node log line(s) name the pod and report a problem no signature knows (newest in the evidence)"
+        ));
+        for h in lines.into_iter().rev().take(PER_POD).rev() {
+            f.evidence.push(Evidence {
+                source: EvidenceSource::Log,
+                text: h.text.clone(),
+                file: Some(h.file.clone()),
+                line: Some(h.line),
+                time: h.time,
+                count: None,
+                last_time: None,
+                last_line: None,
+                signature: Some("lead: names the pod, no signature".into()),
+            });
+        }
+    }
+    Ok(())
+}
