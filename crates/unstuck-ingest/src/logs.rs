@@ -404,6 +404,8 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
     }
     let ctx = TimeCtx { reference: now, tz: opts.log_tz.clone() };
     let mut out: Vec<LogHit> = Vec::new();
+    // The signature of each hit in `out`, by index in the catalog.
+    let mut sig_of: Vec<usize> = Vec::new();
     for f in files {
         let mut folded: HashMap<(usize, Option<String>, Vec<u8>), usize> = HashMap::default();
         for h in f.hits {
@@ -422,6 +424,7 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
             }
             let sig = opts.catalog.get(h.sig);
             folded.insert(key, out.len());
+            sig_of.push(h.sig);
             out.push(LogHit {
                 signature: sig.id.clone(),
                 feeds: sig.feeds.clone(),
@@ -436,8 +439,27 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
                 count: 1,
                 last_line: h.line_no,
                 last_time: time,
+                every_pod: sig.every_pod,
             });
         }
+    }
+    // A signature that is a sign only when repeated: lines of it about the same pod (or container) in one
+    // file, all told, below its `min_count` are no hit (what `logs` and `timeline` show, unfolded, is
+    // every line).
+    if opts.fold && sig_of.iter().any(|&i| opts.catalog.get(i).min_count.is_some()) {
+        let about = |h: &LogHit| h.pod_uid.clone().or_else(|| h.container_id.clone());
+        let mut total: HashMap<(usize, String, Option<String>), u64> = HashMap::default();
+        for (h, &i) in out.iter().zip(&sig_of) {
+            if opts.catalog.get(i).min_count.is_some() {
+                *total.entry((i, h.file.clone(), about(h))).or_default() += h.count;
+            }
+        }
+        let mut k = 0;
+        out.retain(|h| {
+            let i = sig_of[k];
+            k += 1;
+            opts.catalog.get(i).min_count.is_none_or(|m| total[&(i, h.file.clone(), about(h))] >= m)
+        });
     }
     out
 }

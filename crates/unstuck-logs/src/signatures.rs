@@ -30,6 +30,14 @@ pub struct Signature {
     pub severity: Severity,
     pub scope: Scope,
     pub feeds: String,
+    /// A hit counts only when its line was seen at least this many times (folded: the same message about
+    /// the same pod in one file): a request that is a sign only when it is repeated.
+    #[serde(default)]
+    pub min_count: Option<u64>,
+    /// Names no pod, yet concerns every pod on its node that is in the state the fed rule reads (a node
+    /// scope signature, e.g. a node-wide throttle).
+    #[serde(default)]
+    pub every_pod: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -247,6 +255,12 @@ fn parse(file: &str, text: &str) -> Result<Vec<Signature>, SignatureError> {
         if s.anchor.as_ref().is_some_and(|a| a.len() < MIN_ANCHOR || !s.pattern.contains(a.as_str())) {
             return Err(bad("anchor must be a part of the pattern, at least 4 bytes"));
         }
+        if s.min_count.is_some_and(|m| m < 2) {
+            return Err(bad("min_count must be at least 2 (a single line is what every signature counts)"));
+        }
+        if s.every_pod && s.scope != Scope::Node {
+            return Err(bad("every_pod is for node-scope signatures (lines that name no pod)"));
+        }
         if !seen.insert(s.id.clone()) {
             return Err(bad("duplicate id"));
         }
@@ -257,6 +271,23 @@ fn parse(file: &str, text: &str) -> Result<Vec<Signature>, SignatureError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn min_count_and_every_pod_are_checked() {
+        let sig = |extra: &str, scope: &str| {
+            format!("- id: x\n  pattern: \"Stopping container: \"\n  component: crio\n  severity: info\n  scope: {scope}\n  feeds: r\n{extra}")
+        };
+        assert!(parse("t", &sig("  min_count: 2\n", "pod")).is_ok());
+        let e = parse("t", &sig("  min_count: 1\n", "pod")).unwrap_err().to_string();
+        assert!(e.contains("min_count must be at least 2"), "{e}");
+        assert!(parse("t", &sig("  every_pod: true\n", "node")).is_ok());
+        let e = parse("t", &sig("  every_pod: true\n", "pod")).unwrap_err().to_string();
+        assert!(e.contains("every_pod is for node-scope"), "{e}");
+        let c = Catalog::builtin();
+        let get = |id: &str| c.signatures().iter().find(|s| s.id == id).unwrap().clone();
+        assert_eq!(get("crio-stop-requested").min_count, Some(2));
+        assert!(get("image-pull-qps").every_pod);
+    }
 
     #[test]
     fn builtin_compiles_and_covers_domain_table() {

@@ -50,4 +50,7 @@ pub struct LogHit {
     pub count: u64,
     pub last_line: u64,
     pub last_time: Option<Time>,
+    /// The signature names no pod but concerns every pod on the node (see the catalog's `every_pod`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub every_pod: bool,
 }

@@ -58,6 +58,8 @@ pub(crate) fn subject_catalog(needles: &[String]) -> Result<Catalog> {
             severity: Severity::Info,
             scope: Scope::Pod,
             feeds: String::new(),
+            min_count: None,
+            every_pod: false,
         })
         .collect();
     Ok(Catalog::new(sigs)?)

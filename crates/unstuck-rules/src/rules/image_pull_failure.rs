@@ -68,7 +68,7 @@ fn creating_pull_failure(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<(String, Vec<
                 // node fails while it lasts.
                 .filter(|x| {
                     x.pod_uid.is_none()
-                        && (x.signature == "image-pull-qps"
+                        && (x.every_pod
                             || images
                                 .iter()
                                 .any(|i| x.text.contains(&format!("\"{i}")) || x.text.contains(&format!("/{i}"))))

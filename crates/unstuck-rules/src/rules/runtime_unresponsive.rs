@@ -100,9 +100,6 @@ fn restart_runtime(node: &str, runtime: &str) -> StepDraft {
     .risk("restarting the runtime can restart containers on the node")
 }
 
-/// The runtime's record of a stop request (a signature of the catalog).
-const STOP_REQUESTED: &str = "crio-stop-requested";
-
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     if !(sp.state.is_terminating() || sp.state.is_creating()) {
         return None;
@@ -110,13 +107,9 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
     let h = cx.node_health(node)?;
-    let mut own = pod_hits(cx, pod, RULE.id);
-    // CRI-O's "Stopping container: <id> (timeout: 30s)" is every deletion's first step: a sign only when the
-    // kubelet asked again (the last stop never finished).
-    let stops: u64 = own.iter().filter(|h| h.signature == STOP_REQUESTED).map(|h| h.count).sum();
-    if stops < 2 {
-        own.retain(|h| h.signature != STOP_REQUESTED);
-    }
+    // (CRI-O's "Stopping container: <id> (timeout: 30s)", every deletion's first step, is a hit only when
+    // the kubelet asked again: the catalog's `min_count`.)
+    let own = pod_hits(cx, pod, RULE.id);
     let events =
         pod_events_with(cx, pod, &["FailedKillPod", "FailedCreatePodSandBox", "FailedSync"], Some("DeadlineExceeded"));
     let mut events = events;
