@@ -505,6 +505,20 @@ fn node_not_ready_events_are_node_lost_only_when_the_kubelet_is_silent() {
     assert_eq!(rule_of(&diagnose(objs, now), name).as_deref(), Some("node-lost"));
 }
 
+/// `diagnose -o json` of a bundle directory (findings expected): the first finding `pick` chooses.
+fn finding_in(dir: &std::path::Path, pick: impl Fn(&Value) -> bool) -> Value {
+    let (code, out, err) = run(&["diagnose", dir.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| pick(f))
+        .unwrap_or_else(|| panic!("no such finding: {out}"))
+        .clone()
+}
+
 /// seed 002 with a line in the lost node's kubelet log and a running pod's event, diagnosed as JSON: the
 /// node-lost finding on the node (summary, the first step's text, the evidence's sources).
 fn lost_node_finding(kubelet_log: Option<&str>, marked: bool) -> (String, String, Vec<String>) {
@@ -541,16 +555,7 @@ fn lost_node_finding(kubelet_log: Option<&str>, marked: bool) -> (String, String
             "source": {"component": "taint-controller"}}));
         std::fs::write(&e, serde_json::to_vec(&evs).unwrap()).unwrap();
     }
-    let (code, out, err) = run(&["diagnose", d.path().to_str().unwrap(), "-o", "json"]);
-    assert_eq!(code, 1, "{err}");
-    let r: Value = serde_json::from_str(&out).unwrap();
-    let f = r["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["rule"] == "node-lost" && f["subject"]["kind"] == "Node")
-        .unwrap_or_else(|| panic!("no node-lost node finding: {out}"))
-        .clone();
+    let f = finding_in(d.path(), |f| f["rule"] == "node-lost" && f["subject"]["kind"] == "Node");
     let sources = f["evidence"]
         .as_array()
         .unwrap()
@@ -596,16 +601,7 @@ fn unknown_with_kubelet_lines(lines: &[&str]) -> (String, Vec<String>) {
     copy_dir(&example("mixed-cluster"), d.path());
     let log = d.path().join("_nodes/ip-10-1-1-12/kubelet.log");
     std::fs::write(&log, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
-    let (code, out, err) = run(&["diagnose", d.path().to_str().unwrap(), "-o", "json"]);
-    assert_eq!(code, 1, "{err}");
-    let r: Value = serde_json::from_str(&out).unwrap();
-    let f = r["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["subject"]["name"] == "legacy-report-3c2b1a0f9-qqqqq")
-        .unwrap_or_else(|| panic!("{out}"))
-        .clone();
+    let f = finding_in(d.path(), |f| f["subject"]["name"] == "legacy-report-3c2b1a0f9-qqqqq");
     assert_eq!(f["rule"], "stuck-unknown", "{f}");
     let leads = f["evidence"]
         .as_array()
