@@ -29,6 +29,9 @@ declare_rule! {
     /// the node's pods.
     ///
     /// ## Remediation
+    /// 0. When the kubelet logged that it could not reach the API server, it was running: the node is
+    ///    probably cut off, not down; fix its path to the API server (address, load balancer,
+    ///    certificates, network) before anything below.
     /// 1. Confirm the node is really down (console, cloud API); a partitioned node may still run the pods.
     /// 2. If it is powered off: add the `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`
     ///    taint (PodGC force-deletes its pods and volumes detach), or delete the Node.
