@@ -79,15 +79,17 @@ pub struct Options {
     /// Read namespaced objects of these namespaces only (`logs` and `timeline` on one pod: the pod, its
     /// events and its owners are all in its namespace). Cluster-scoped objects are always read.
     pub namespaces: Option<std::collections::BTreeSet<String>>,
-    /// Scan the logs of these nodes only (a directory or archive's `_nodes/<node>/…`; a journal merged
-    /// from several nodes is always scanned). `None`: every node.
+    /// Scan the logs of these nodes only (a directory or archive's `_nodes/<node>/…`). Files whose node is
+    /// only known once the whole input is read are always scanned: a journal merged from several nodes (split
+    /// by host name later) and a single-node collection (sosreport, EKS log collector, named by its hostname
+    /// file or instance ID later). `None`: every node.
     pub log_nodes: Option<std::collections::BTreeSet<String>>,
 }
 
 impl Options {
     /// Whether a node's log files are to be scanned.
     pub(crate) fn scans_node(&self, node: &str) -> bool {
-        node == tree::PER_LINE || self.log_nodes.as_ref().is_none_or(|s| s.contains(node))
+        node == tree::PER_LINE || node == tree::HOST || self.log_nodes.as_ref().is_none_or(|s| s.contains(node))
     }
 }
 

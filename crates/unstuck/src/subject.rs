@@ -100,6 +100,9 @@ fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snap
     // The objects are read once; the second pass only scans node logs for the subject's identifiers.
     let mut snap = snap;
     unstuck_ingest::scan_logs_into(&mut snap, paths, &opts)?;
+    // One signature per identifier: a line naming the pod twice (`pod="ns/name" podUID=…`) is one line.
+    snap.log_hits.sort_by(|a, b| (&a.node, &a.file, a.line).cmp(&(&b.node, &b.file, b.line)));
+    snap.log_hits.dedup_by(|a, b| a.node == b.node && a.file == b.file && a.line == b.line);
     Ok((snap, uids))
 }
 

@@ -157,6 +157,9 @@ fn logs_and_timeline() {
     assert_eq!(code, 0);
     assert!(out.contains("deletion deadline"), "{out}");
     assert!(out.contains("Started container khaos-agent"));
+    // A kubelet line naming the pod twice (`pod="ns/name"` and its UID in `event={"ID":…}`) is shown once.
+    let pleg: Vec<&str> = out.lines().filter(|l| l.contains("kubelet.log:3 ")).collect();
+    assert_eq!(pleg.len(), 1, "{out}");
     let (code, _, err) = run(&["timeline", "web", &ex("seed-000-poststart-hostpid")]);
     assert_eq!(code, 2);
     assert!(err.contains("no pod"), "{err}");

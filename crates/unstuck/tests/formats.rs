@@ -206,6 +206,27 @@ fn sos_report_tar_xz_with_kubectl_output() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// The same sos report extracted and given as the input directory itself, under its own name and renamed,
+/// with its journal where sos also copies it (`var/log/messages`): the directory is what names the layout,
+/// so the journal is read as the host's and the host is named by `sos_commands/host/hostname`.
+#[test]
+fn sos_report_directory_given_as_the_input() {
+    let f = fixtures().join("sos-report");
+    let top = only_dir(&f);
+    let t = tempfile::tempdir().unwrap();
+    for name in [top.file_name().unwrap().to_str().unwrap(), "node-a"] {
+        let dir = t.path().join(name);
+        common::copy_dir(&top, &dir);
+        std::fs::create_dir_all(dir.join("var/log")).unwrap();
+        std::fs::rename(dir.join("sos_commands/logs/journalctl_--no-pager"), dir.join("var/log/messages")).unwrap();
+        let (code, r, err) = diagnose(&[&f.join("kubectl-get.yaml"), &dir]);
+        assert_eq!(code, 1, "{err}");
+        assert_eq!(r["input"]["nodeFacts"][0], NODE, "{name}: {:#}", r["input"]);
+        let ev = assert_incident(&r, "sos");
+        assert!(ev.iter().any(|(s, f)| s == "log" && f == "var/log/messages"), "{name}: {ev:?}");
+    }
+}
+
 #[test]
 fn kind_logs_as_zip_and_aks_periscope_directory() {
     let f = fixtures().join("kind-logs");

@@ -507,7 +507,15 @@ fn node_not_ready_events_are_node_lost_only_when_the_kubelet_is_silent() {
 
 /// `diagnose -o json` of a bundle directory (findings expected): the first finding `pick` chooses.
 fn finding_in(dir: &std::path::Path, pick: impl Fn(&Value) -> bool) -> Value {
-    let (code, out, err) = run(&["diagnose", dir.to_str().unwrap(), "-o", "json"]);
+    finding_in_all(&[dir], pick)
+}
+
+/// The same over several inputs given to one `diagnose` (a dump and a node's own collection).
+fn finding_in_all(inputs: &[&std::path::Path], pick: impl Fn(&Value) -> bool) -> Value {
+    let mut args = vec!["diagnose"];
+    args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["-o", "json"]);
+    let (code, out, err) = run(&args);
     assert_eq!(code, 1, "{err}");
     let r: Value = serde_json::from_str(&out).unwrap();
     r["findings"]
@@ -597,11 +605,27 @@ fn node_lost_cites_the_taint_managers_marks_even_on_running_pods() {
 /// mixed-cluster's one unexplained pod, with kubelet lines added to its node's log; the stuck-unknown
 /// finding's (summary, evidence marked as leads).
 fn unknown_with_kubelet_lines(lines: &[&str]) -> (String, Vec<String>) {
+    unknown_with_lines(lines, false)
+}
+
+/// The same, the lines in the node's journal either in the dump (`_nodes/NODE/kubelet.log`) or, with `sos`,
+/// in a sosreport of the node given as a second input (its files are the host's until its hostname names it).
+fn unknown_with_lines(lines: &[&str], sos: bool) -> (String, Vec<String>) {
     let d = tempfile::tempdir().unwrap();
-    copy_dir(&example("mixed-cluster"), d.path());
-    let log = d.path().join("_nodes/ip-10-1-1-12/kubelet.log");
-    std::fs::write(&log, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
-    let f = finding_in(d.path(), |f| f["subject"]["name"] == "legacy-report-3c2b1a0f9-qqqqq");
+    let dump = d.path().join("dump");
+    copy_dir(&example("mixed-cluster"), &dump);
+    let text = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let sos_dir = d.path().join("sosreport-ip-10-1-1-12-2026-06-03-abcdefg");
+    if sos {
+        std::fs::create_dir_all(sos_dir.join("var/log")).unwrap();
+        std::fs::create_dir_all(sos_dir.join("sos_commands/host")).unwrap();
+        std::fs::write(sos_dir.join("sos_commands/host/hostname"), "ip-10-1-1-12\n").unwrap();
+        std::fs::write(sos_dir.join("var/log/messages"), text).unwrap();
+    } else {
+        std::fs::write(dump.join("_nodes/ip-10-1-1-12/kubelet.log"), text).unwrap();
+    }
+    let inputs: Vec<&std::path::Path> = if sos { vec![&dump, &sos_dir] } else { vec![&dump] };
+    let f = finding_in_all(&inputs, |f| f["subject"]["name"] == "legacy-report-3c2b1a0f9-qqqqq");
     assert_eq!(f["rule"], "stuck-unknown", "{f}");
     let leads = f["evidence"]
         .as_array()
@@ -625,4 +649,8 @@ fn stuck_unknown_shows_the_problem_lines_that_name_the_pod() {
     // Lines about the pod that report nothing wrong, or problems of another pod: no lead.
     let (summary, leads) = unknown_with_kubelet_lines(&[info, other]);
     assert!(leads.is_empty() && !summary.contains("node log line"), "{summary} {leads:?}");
+    // The node's journal in its own sosreport (named by its hostname file, not a directory): the same lead.
+    let (_, leads) = unknown_with_lines(&[unknown, info, other], true);
+    assert_eq!(leads.len(), 1, "{leads:?}");
+    assert!(leads[0].contains("seccomp profile localhost/audit.json not found"), "{leads:?}");
 }
