@@ -377,6 +377,17 @@ fn fold_key(msg: &[u8]) -> Vec<u8> {
     k
 }
 
+/// The log a file is a rotation of: `crio.log.1` and `crio.log.2.gz` of `crio.log`, `messages-20240602` of
+/// `messages` (logrotate's numbered and dated names).
+pub(crate) fn rotation_base(file: &str) -> &str {
+    let f = file.strip_suffix(".gz").or_else(|| file.strip_suffix(".xz")).unwrap_or(file);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match f.rfind(['.', '-']) {
+        Some(i) if digits(&f[i + 1..]) && (f.as_bytes()[i] == b'.' || f.len() - i - 1 == 8) => &f[..i],
+        _ => f,
+    }
+}
+
 /// Parse times, attribute to pods, and fold repeated lines of the same signature and subject.
 pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Options, now: Time) -> Vec<LogHit> {
     let nodes = files.iter().filter(|f| !f.hits.is_empty()).map(|f| f.node.as_str()).collect();
@@ -444,22 +455,54 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
         }
     }
     // A signature that is a sign only when repeated: lines of it about the same pod (or container) in one
-    // file, all told, below its `min_count` are no hit (what `logs` and `timeline` show, unfolded, is
-    // every line).
+    // log, all told, below its `min_count` are no hit (what `logs` and `timeline` show, unfolded, is every
+    // line). One log is a file and its rotations (`crio.log`, `crio.log.1`, `messages-20240602.gz`): they
+    // hold different lines and add up. Two logs of one node (a journal and a copy of the same lines in
+    // `messages`) are counted apart, so that one request written twice is not a repetition.
     if opts.fold && sig_of.iter().any(|&i| opts.catalog.get(i).min_count.is_some()) {
-        let about = |h: &LogHit| h.pod_uid.clone().or_else(|| h.container_id.clone());
-        let mut total: HashMap<(usize, String, Option<String>), u64> = HashMap::default();
+        let key = |h: &LogHit, i: usize| {
+            (
+                i,
+                h.node.clone(),
+                rotation_base(&h.file).to_string(),
+                h.pod_uid.clone().or_else(|| h.container_id.clone()),
+            )
+        };
+        let mut total: HashMap<_, u64> = HashMap::default();
         for (h, &i) in out.iter().zip(&sig_of) {
             if opts.catalog.get(i).min_count.is_some() {
-                *total.entry((i, h.file.clone(), about(h))).or_default() += h.count;
+                *total.entry(key(h, i)).or_default() += h.count;
             }
         }
         let mut k = 0;
         out.retain(|h| {
             let i = sig_of[k];
             k += 1;
-            opts.catalog.get(i).min_count.is_none_or(|m| total[&(i, h.file.clone(), about(h))] >= m)
+            opts.catalog.get(i).min_count.is_none_or(|m| total[&key(h, i)] >= m)
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rotation_base;
+
+    #[test]
+    fn rotations_share_their_log() {
+        for (file, base) in [
+            ("_nodes/n1/crio.log", "_nodes/n1/crio.log"),
+            ("_nodes/n1/crio.log.1", "_nodes/n1/crio.log"),
+            ("_nodes/n1/crio.log.2.gz", "_nodes/n1/crio.log"),
+            ("var/log/messages-20240602", "var/log/messages"),
+            ("var/log/messages-20240602.gz", "var/log/messages"),
+            ("var/log/messages", "var/log/messages"),
+            // Not rotations: a name ending in a number of another shape, a version.
+            ("_nodes/n1/kubelet-2", "_nodes/n1/kubelet-2"),
+            ("_nodes/10.0.0.1/kubelet.log", "_nodes/10.0.0.1/kubelet.log"),
+            ("sos_commands/logs/journalctl_--no-pager", "sos_commands/logs/journalctl_--no-pager"),
+        ] {
+            assert_eq!(rotation_base(file), base, "{file}");
+        }
+    }
 }

@@ -146,3 +146,29 @@ fn a_sandbox_id_is_not_learnt_without_the_runtime_line() {
     let snap = load(&[dir.path().to_path_buf()], &opts).unwrap();
     assert_eq!(attributed(&format!("podSandboxID=\"{WEB_SANDBOX}\""), &snap), None);
 }
+
+/// CRI-O's `Stopping container` is a hit only when the kubelet asks again (`min_count: 2`): two requests in a
+/// log and its rotation add up; one request written to two logs of the node (its journal and `messages`)
+/// is still one.
+#[test]
+fn repeated_requests_add_up_across_rotations_not_across_copies() {
+    let stop = |t: &str| {
+        format!(
+            r#"Jun 02 12:{t} node-a crio[3673]: time="2024-06-02 12:{t}.383837278Z" level=info msg="Stopping container: {API_CID} (timeout: 30s)" id=b50aed30-a7c2-4efb-83dc-3c5667da2c74 name=/runtime.v1.RuntimeService/StopContainer
+"#
+        )
+    };
+    let hits = |files: &[(&str, String)]| {
+        let dir = tempfile::tempdir().unwrap();
+        bundle(dir.path());
+        for (name, text) in files {
+            write(&dir.path().join("_nodes/node-a").join(name), text);
+        }
+        let snap = load(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+        snap.log_hits.iter().filter(|h| h.signature == "crio-stop-requested").map(|h| h.count).sum::<u64>()
+    };
+    assert_eq!(hits(&[("crio.log", stop("05:00"))]), 0, "one request");
+    assert_eq!(hits(&[("crio.log", stop("05:00") + &stop("06:14"))]), 2, "asked again");
+    assert_eq!(hits(&[("crio.log.1", stop("05:00")), ("crio.log", stop("06:14"))]), 2, "asked again after a rotation");
+    assert_eq!(hits(&[("crio.log", stop("05:00")), ("journal", stop("05:00"))]), 0, "one request in two logs");
+}
