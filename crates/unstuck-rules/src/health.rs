@@ -152,7 +152,23 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
                 }
             }
         }
-        let hints: Vec<&LogHit> = h.hits.iter().copied().filter(|x| x.feeds == "node-lost").collect();
+        // On a lost node, what its kubelet logged since it stopped reporting (its last heartbeat, less a
+        // minute for clocks; else its Ready change, less the node controller's grace): a line from before
+        // was an earlier blip, while the kubelet still reached the API server, and says nothing of now.
+        let lost_since = match h.lost.is_empty() {
+            true => None,
+            false => h.heartbeat.map(|t| t - SignedDuration::from_secs(60)).or_else(|| {
+                node.and_then(|n| n.condition("Ready")?.last_transition_time)
+                    .map(|t| t - SignedDuration::from_secs(300))
+            }),
+        };
+        let hints: Vec<&LogHit> = h
+            .hits
+            .iter()
+            .copied()
+            .filter(|x| x.feeds == "node-lost")
+            .filter(|x| lost_since.is_none_or(|s| x.last_time.or(x.time).is_none_or(|t| t >= s)))
+            .collect();
         h.lost_hints.extend(crate::rules::logs_evidence(&hints, 2));
         out.insert(name, h);
     }

@@ -187,9 +187,24 @@ fn is_normal_reason(r: &str) -> bool {
     )
 }
 
-fn ts(ago_secs: i64) -> String {
+fn ago(secs: i64) -> jiff::Timestamp {
     let now: jiff::Timestamp = NOW.parse().unwrap();
-    (now - jiff::SignedDuration::from_secs(ago_secs)).to_string()
+    now - jiff::SignedDuration::from_secs(secs)
+}
+
+fn ts(ago_secs: i64) -> String {
+    ago(ago_secs).to_string()
+}
+
+/// The earliest time among the case text's lines, read as the product reads a node log captured at NOW
+/// (whole seconds, as the API writes times).
+fn text_start(c: &Case) -> Option<jiff::Timestamp> {
+    let ctx = unstuck_logs::TimeCtx { reference: NOW.parse().unwrap(), tz: jiff::tz::TimeZone::UTC };
+    c.text
+        .lines()
+        .filter_map(|l| unstuck_logs::format::best_time(&ctx, &unstuck_logs::parse_line(&ctx, l.as_bytes())).0)
+        .min()
+        .and_then(|t| jiff::Timestamp::from_second(t.as_second()).ok())
 }
 
 fn runtime_of(c: &Case) -> &'static str {
@@ -509,12 +524,23 @@ fn bundle(c: &Case, dir: &Path) {
         "lastHeartbeatTime": ts(20), "lastTransitionTime": ts(86400)});
     let mut conds = vec![];
     let mut lease_renew = ts(5);
+    // A node that stopped reporting stopped before its kubelet wrote what the thread quotes of that time
+    // (1 h 30 min before capture, or a minute before the text's first line if that is earlier; the node
+    // controller marks it 40 s later).
+    let (lost_beat, lost_change) = match text_start(c) {
+        Some(t) if t < ago(5400) => (t - jiff::SignedDuration::from_secs(60), t - jiff::SignedDuration::from_secs(20)),
+        _ => (ago(5400), ago(5000)),
+    };
     for (ty, st, r, m) in node_conditions {
         if ty == "Ready" {
+            let (beat, change) = match st.as_str() {
+                "Unknown" => (lost_beat.to_string(), lost_change.to_string()),
+                _ => (ts(20), ts(5000)),
+            };
             ready = json!({"type": "Ready", "status": st, "reason": r, "message": m,
-                "lastHeartbeatTime": if st == "Unknown" { ts(5400) } else { ts(20) }, "lastTransitionTime": ts(5000)});
+                "lastHeartbeatTime": beat, "lastTransitionTime": change});
             if st == "Unknown" {
-                lease_renew = ts(5400);
+                lease_renew = lost_beat.to_string();
             }
         } else {
             conds.push(json!({"type": ty, "status": st, "reason": r, "message": m, "lastHeartbeatTime": ts(20), "lastTransitionTime": ts(3500)}));

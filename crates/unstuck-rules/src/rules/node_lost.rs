@@ -24,14 +24,15 @@ declare_rule! {
     /// ## Evidence
     /// The node's `Ready` condition and its reason/message, its taints, the `kube-node-lease` Lease
     /// `renewTime`, and the pod's `deletionTimestamp`; with them, what the kubelet logged about failing to
-    /// reach the API server (then it was running: the node is cut off rather than down, and the first
-    /// step is its path to the API server), and the taint manager's `Marking for deletion` events on
+    /// reach the API server since its last heartbeat (then it was running: the node is cut off rather than
+    /// down, and the first step is its path to the API server; older lines were blips it recovered from),
+    /// and the taint manager's `Marking for deletion` events on
     /// the node's pods.
     ///
     /// ## Remediation
-    /// 0. When the kubelet logged that it could not reach the API server, it was running: the node is
-    ///    probably cut off, not down; fix its path to the API server (address, load balancer,
-    ///    certificates, network) before anything below.
+    /// 0. When the kubelet logged after its last heartbeat that it could not reach the API server, it was
+    ///    running: the node is probably cut off, not down; fix its path to the API server (address, load
+    ///    balancer, certificates, network) before anything below.
     /// 1. Confirm the node is really down (console, cloud API); a partitioned node may still run the pods.
     /// 2. If it is powered off: add the `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`
     ///    taint (PodGC force-deletes its pods and volumes detach), or delete the Node.
