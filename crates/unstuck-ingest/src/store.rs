@@ -204,13 +204,20 @@ impl Dirty {
         !self.all && self.changes == 0
     }
 
+    /// One watch change (whatever versions of the object it notes); lease renewals are not counted.
+    fn count(&mut self, o: &Object) {
+        if !matches!(o, Object::Lease(_)) {
+            self.changes += 1;
+        }
+    }
+
+    /// Mark what a version of a changed object reaches (its node, pod, workload).
     fn note(&mut self, o: &Object, came_or_went: bool) {
         // Renewals (every node, every 10 s) change nothing a rule sees until they stop, and stopping is
         // seen by time passing: the periodic full evaluation covers leases.
         if matches!(o, Object::Lease(_)) {
             return;
         }
-        self.changes += 1;
         let (ns, name) = o.key();
         match o {
             Object::Pod(p) => {
@@ -380,11 +387,13 @@ impl Store {
                         self.dirty.note(old, true);
                     }
                     self.dirty.note(&o, true);
+                    self.dirty.count(&o);
                     WatchStep::Changed("DELETED")
                 } else {
                     let (ns, name) = o.key();
                     let came = !k.objects.contains_key(&(Str::from(ns), Str::from(name)));
                     self.dirty.note(&o, came);
+                    self.dirty.count(&o);
                     if let Some(old) = Store::keep(slim, k, &mut self.links, o) {
                         self.dirty.note(&old, false);
                     }
@@ -666,4 +675,31 @@ fn parse_watch_object(stem: &str, source: &str, line: &[u8]) -> Result<Object, I
             })
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Store;
+
+    fn pod_line(ty: &str, rv: &str) -> String {
+        format!(
+            r#"{{"type":"{ty}","object":{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"web-0","namespace":"shop","uid":"1f0c1a52-7d1e-4b8e-9a51-0a2b3c4d5e6f","resourceVersion":"{rv}"}},"spec":{{"nodeName":"node-a","containers":[{{"name":"app","image":"app:1"}}]}},"status":{{"phase":"Running"}}}}}}"#
+        )
+    }
+
+    /// A watch line is one change, though both the old and the new version of the object are marked.
+    #[test]
+    fn each_watch_line_is_one_change() {
+        let mut st = Store::new();
+        st.replace("pods", Vec::new(), "1".into()).unwrap();
+        st.replace("leases", Vec::new(), "1".into()).unwrap();
+        st.take_dirty();
+        for (ty, rv) in [("ADDED", "2"), ("MODIFIED", "3"), ("DELETED", "4")] {
+            st.apply_watch_line("pods", "watch", pod_line(ty, rv).as_bytes()).unwrap();
+            assert_eq!(st.take_dirty().changes, 1, "{ty}");
+        }
+        let lease = r#"{"type":"MODIFIED","object":{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"node-a","namespace":"kube-node-lease","resourceVersion":"5"},"spec":{"holderIdentity":"node-a","renewTime":"2024-06-02T12:00:00.000000Z"}}}"#;
+        st.apply_watch_line("leases", "watch", lease.as_bytes()).unwrap();
+        assert!(st.take_dirty().is_empty(), "a renewal changes nothing a rule sees");
+    }
 }
