@@ -150,9 +150,10 @@ fn r(format: Format, route: Route) -> Routed {
 const IGNORE: Routed = Routed { format: None, route: Route::Ignore };
 
 /// The node log files a collector copies, by name: the kubelet's, the runtime's, the journal, the
-/// kernel's. (Container logs of pods are not node logs.)
+/// kernel's, and their rotations (`kubelet.log.1`, `kern.log.2.gz`, `messages-20240602`). (Container logs
+/// of pods are not node logs.)
 pub(crate) fn is_node_log_name(name: &str) -> bool {
-    let base = name.strip_suffix(".gz").unwrap_or(name);
+    let base = crate::logs::rotation_base(name);
     let base = base.strip_suffix(".txt").or_else(|| base.strip_suffix(".log")).unwrap_or(base);
     matches!(
         base,
@@ -555,6 +556,11 @@ mod tests {
             ("sosreport-n1-2026/hostname", Some(Format::SosReport), HostName),
             ("logs/kind-worker/kubelet.log", Some(Format::NodeLogDirs), Log(named("kind-worker"))),
             ("logs/kind-worker/containerd.log", Some(Format::NodeLogDirs), Log(named("kind-worker"))),
+            ("logs/kind-worker/kubelet.log.1", Some(Format::NodeLogDirs), Log(named("kind-worker"))),
+            ("sosreport-n1-2026/var/log/kern.log.2.gz", Some(Format::SosReport), Log(NodeRef::Host)),
+            ("sosreport-n1-2026/var/log/messages-20240602", Some(Format::SosReport), Log(NodeRef::Host)),
+            ("sosreport-n1-2026/var/log/kubelet.log.xz", Some(Format::SosReport), Ignore),
+            ("sosreport-n1-2026/var/log/kubelet-2", Some(Format::SosReport), Ignore),
             ("logs/kind-worker/pods/shop_web_uid/web/0.log", None, Ignore),
             ("README.md", None, Ignore),
         ];

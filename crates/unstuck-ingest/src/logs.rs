@@ -378,9 +378,9 @@ fn fold_key(msg: &[u8]) -> Vec<u8> {
 }
 
 /// The log a file is a rotation of: `crio.log.1` and `crio.log.2.gz` of `crio.log`, `messages-20240602` of
-/// `messages` (logrotate's numbered and dated names).
+/// `messages` (logrotate's numbered and dated names; compressed rotations are gzip, the only kind read).
 pub(crate) fn rotation_base(file: &str) -> &str {
-    let f = file.strip_suffix(".gz").or_else(|| file.strip_suffix(".xz")).unwrap_or(file);
+    let f = file.strip_suffix(".gz").unwrap_or(file);
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     match f.rfind(['.', '-']) {
         Some(i) if digits(&f[i + 1..]) && (f.as_bytes()[i] == b'.' || f.len() - i - 1 == 8) => &f[..i],
