@@ -460,26 +460,25 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
     // hold different lines and add up. Two logs of one node (a journal and a copy of the same lines in
     // `messages`) are counted apart, so that one request written twice is not a repetition.
     if opts.fold && sig_of.iter().any(|&i| opts.catalog.get(i).min_count.is_some()) {
-        let key = |h: &LogHit, i: usize| {
-            (
-                i,
-                h.node.clone(),
-                rotation_base(&h.file).to_string(),
-                h.pod_uid.clone().or_else(|| h.container_id.clone()),
-            )
-        };
+        // (signature, node, log, pod or container) of each hit whose signature has a `min_count`.
+        let keys: Vec<_> = out
+            .iter()
+            .zip(&sig_of)
+            .map(|(h, &i)| {
+                opts.catalog.get(i).min_count.map(|m| {
+                    let about = h.pod_uid.clone().or_else(|| h.container_id.clone());
+                    (m, (i, h.node.clone(), rotation_base(&h.file).to_string(), about))
+                })
+            })
+            .collect();
         let mut total: HashMap<_, u64> = HashMap::default();
-        for (h, &i) in out.iter().zip(&sig_of) {
-            if opts.catalog.get(i).min_count.is_some() {
-                *total.entry(key(h, i)).or_default() += h.count;
+        for (h, k) in out.iter().zip(&keys) {
+            if let Some((_, k)) = k {
+                *total.entry(k).or_default() += h.count;
             }
         }
-        let mut k = 0;
-        out.retain(|h| {
-            let i = sig_of[k];
-            k += 1;
-            opts.catalog.get(i).min_count.is_none_or(|m| total[&key(h, i)] >= m)
-        });
+        let mut keys = keys.iter();
+        out.retain(|_| keys.next().and_then(|k| k.as_ref()).is_none_or(|(m, k)| total[k] >= *m));
     }
     out
 }

@@ -80,6 +80,7 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
             facts: snap.node_facts.iter().find(|f| f.node == name),
         };
         let lease = ix.lease_by_node.get(name).and_then(|l| l.spec.renew_time);
+        let mut lost_since: Option<Time> = None;
         match node {
             None if have_nodes => h.lost.push(Evidence::api(format!(
                 "Node {name} does not exist (deleted), but pods bound to it remain; PodGC should have removed them"
@@ -150,18 +151,16 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
                         );
                     }
                 }
+                // On a lost node, what its kubelet logged since it stopped reporting (its last heartbeat,
+                // less a minute for clocks; else its Ready change, less the node controller's grace): a line
+                // from before was an earlier blip, while the kubelet still reached the API server.
+                if !h.lost.is_empty() {
+                    lost_since = h.heartbeat.map(|t| t - SignedDuration::from_secs(60)).or_else(|| {
+                        ready.and_then(|c| c.last_transition_time).map(|t| t - SignedDuration::from_secs(300))
+                    });
+                }
             }
         }
-        // On a lost node, what its kubelet logged since it stopped reporting (its last heartbeat, less a
-        // minute for clocks; else its Ready change, less the node controller's grace): a line from before
-        // was an earlier blip, while the kubelet still reached the API server, and says nothing of now.
-        let lost_since = match h.lost.is_empty() {
-            true => None,
-            false => h.heartbeat.map(|t| t - SignedDuration::from_secs(60)).or_else(|| {
-                node.and_then(|n| n.condition("Ready")?.last_transition_time)
-                    .map(|t| t - SignedDuration::from_secs(300))
-            }),
-        };
         let hints: Vec<&LogHit> = h
             .hits
             .iter()

@@ -57,13 +57,10 @@ pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, paths: &[PathBuf], opt
         return Ok(());
     }
     let mut o = opts.clone();
-    o.catalog = crate::subject::subject_catalog(&all)?;
-    o.fold = false;
-    o.namespaces = None;
     o.log_nodes = Some(wanted.iter().map(|&i| d.findings[i].subject.node.clone()).collect());
     // The scan writes its hits (and what it noticed) into the snapshot: keep the diagnosis's own.
     let (hits, source) = (std::mem::take(&mut snap.log_hits), snap.source.clone());
-    let scanned = unstuck_ingest::scan_logs_into(snap, paths, &o);
+    let scanned = crate::subject::scan_for_identifiers(snap, paths, &o, &all);
     let found = std::mem::replace(&mut snap.log_hits, hits);
     snap.source = source;
     scanned?;
@@ -79,8 +76,6 @@ pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, paths: &[PathBuf], opt
             continue;
         }
         lines.sort_by(|a, b| (a.time, &a.file, a.line).cmp(&(b.time, &b.file, b.line)));
-        // A line naming the pod twice (its UID and its name) was found once per identifier.
-        lines.dedup_by(|a, b| a.file == b.file && a.line == b.line);
         let n = lines.len();
         f.summary.push_str(&format!(
             "; {n} node log line(s) name the pod and report a problem no signature knows (newest in the evidence)"

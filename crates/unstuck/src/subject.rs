@@ -93,17 +93,30 @@ fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snap
     if !logs {
         return Ok((snap, uids));
     }
-    opts.logs = true;
-    opts.fold = false;
-    opts.catalog = subject_catalog(&n)?;
-    opts.namespaces = None;
     // The objects are read once; the second pass only scans node logs for the subject's identifiers.
     let mut snap = snap;
-    unstuck_ingest::scan_logs_into(&mut snap, paths, &opts)?;
-    // One signature per identifier: a line naming the pod twice (`pod="ns/name" podUID=…`) is one line.
+    scan_for_identifiers(&mut snap, paths, &opts, &n)?;
+    Ok((snap, uids))
+}
+
+/// Scan the node logs under `paths` (the nodes `opts` selects) into `snap.log_hits` for every line that
+/// names one of `needles`, unfolded: one hit per line, however many identifiers it holds (a kubelet line
+/// names a pod by `pod="ns/name"` and by its UID).
+pub(crate) fn scan_for_identifiers(
+    snap: &mut Snapshot,
+    paths: &[PathBuf],
+    opts: &unstuck_ingest::Options,
+    needles: &[String],
+) -> Result<()> {
+    let mut o = opts.clone();
+    o.logs = true;
+    o.fold = false;
+    o.catalog = subject_catalog(needles)?;
+    o.namespaces = None;
+    unstuck_ingest::scan_logs_into(snap, paths, &o)?;
     snap.log_hits.sort_by(|a, b| (&a.node, &a.file, a.line).cmp(&(&b.node, &b.file, b.line)));
     snap.log_hits.dedup_by(|a, b| a.node == b.node && a.file == b.file && a.line == b.line);
-    Ok((snap, uids))
+    Ok(())
 }
 
 pub fn logs(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<u8> {

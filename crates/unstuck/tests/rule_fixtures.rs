@@ -607,14 +607,9 @@ fn node_lost_cites_the_taint_managers_marks_even_on_running_pods() {
     );
 }
 
-/// mixed-cluster's one unexplained pod, with kubelet lines added to its node's log; the stuck-unknown
-/// finding's (summary, evidence marked as leads).
-fn unknown_with_kubelet_lines(lines: &[&str]) -> (String, Vec<String>) {
-    unknown_with_lines(lines, false)
-}
-
-/// The same, the lines in the node's journal either in the dump (`_nodes/NODE/kubelet.log`) or, with `sos`,
-/// in a sosreport of the node given as a second input (its files are the host's until its hostname names it).
+/// mixed-cluster's one unexplained pod, with kubelet lines added to its node's journal, either in the dump
+/// (`_nodes/NODE/kubelet.log`) or, with `sos`, in a sosreport of the node given as a second input (its files
+/// are the host's until its hostname names it); the stuck-unknown finding's (summary, evidence marked as leads).
 fn unknown_with_lines(lines: &[&str], sos: bool) -> (String, Vec<String>) {
     let d = tempfile::tempdir().unwrap();
     let dump = d.path().join("dump");
@@ -647,12 +642,12 @@ fn stuck_unknown_shows_the_problem_lines_that_name_the_pod() {
     let unknown = r#"Jun 03 11:40:12 ip-10-1-1-12 kubelet[2210]: E0603 11:40:12.512301    2210 admission_manager.go:88] "Pod rejected by plugin" err="seccomp profile localhost/audit.json not found on node" pod="shop/legacy-report-3c2b1a0f9-qqqqq" podUID="8c842cfb-ac02-4dfc-86bf-023a06758909""#;
     let info = r#"Jun 03 11:40:13 ip-10-1-1-12 kubelet[2210]: I0603 11:40:13.000001    2210 kubelet.go:2430] "SyncLoop (PLEG): event for pod" pod="shop/legacy-report-3c2b1a0f9-qqqqq" event={"ID":"8c842cfb-ac02-4dfc-86bf-023a06758909","Type":"ContainerDied"}"#;
     let other = r#"Jun 03 11:40:14 ip-10-1-1-12 kubelet[2210]: E0603 11:40:14.000001    2210 pod_workers.go:1301] "Error syncing pod, skipping" err="quota exhausted" pod="shop/legacy-report-3c2b1a0f9-zzzzz" podUID="1b2c3d4e-0000-4000-8000-000000000001""#;
-    let (summary, leads) = unknown_with_kubelet_lines(&[unknown, info, other]);
+    let (summary, leads) = unknown_with_lines(&[unknown, info, other], false);
     assert_eq!(leads.len(), 1, "{leads:?}");
     assert!(leads[0].contains("seccomp profile localhost/audit.json not found"), "{leads:?}");
     assert!(summary.contains("1 node log line(s) name the pod"), "{summary}");
     // Lines about the pod that report nothing wrong, or problems of another pod: no lead.
-    let (summary, leads) = unknown_with_kubelet_lines(&[info, other]);
+    let (summary, leads) = unknown_with_lines(&[info, other], false);
     assert!(leads.is_empty() && !summary.contains("node log line"), "{summary} {leads:?}");
     // The node's journal in its own sosreport (named by its hostname file, not a directory): the same lead.
     let (_, leads) = unknown_with_lines(&[unknown, info, other], true);
