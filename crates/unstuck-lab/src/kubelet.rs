@@ -324,6 +324,13 @@ impl SimKubelet {
             if poststart_hang {
                 return Ok(());
             }
+            // A container that will not stop for a reason no signature knows: the kubelet says so, naming
+            // the pod, and the pod stays (what `stuck-unknown` shows as a lead).
+            if behaviour == "unknown-hang" {
+                let line = self.klog('E', "kuberuntime_container.go:750", &format!("\"Container termination failed with gracePeriod\" err=\"rpc error: code = Unknown desc = seccomp notify listener closed\" pod=\"{ns}/{name}\" podUID=\"{uid}\" containerName=\"app\" containerID=\"{}\" gracePeriod=30", cid("app")));
+                self.log("kubelet.log", &format!("unknown-{uid}"), &[line]);
+                return Ok(());
+            }
             match mode {
                 // The runtime hangs before PLEG trips: only node-problem-detector has noticed.
                 "pid-exhaustion" | "runtime-hung" => return Ok(()),

@@ -24,6 +24,7 @@ pub const SCENARIOS: &[&str] = &[
     "crash-loop",
     "image-pull",
     "unschedulable",
+    "unknown-hang",
 ];
 
 /// The lab's simulated nodes: two healthy workers and one node per failure mode.
@@ -64,6 +65,7 @@ pub fn expected(name: &str) -> Vec<(&'static str, &'static str, &'static str)> {
             vec![("runtime-unresponsive", "Node", "npd-1"), ("runtime-unresponsive", "Pod", "sc-npd/worker")]
         }
         "nfs-hang" => vec![("volume-unmount-hang", "Pod", "sc-nfs/ledger")],
+        "unknown-hang" => vec![("stuck-unknown", "Pod", "sc-unknown/reporter")],
         "crash-loop" => vec![("crash-loop", "Pod", "sc-apps/checkout")],
         "image-pull" => vec![("image-pull-failure", "Pod", "sc-apps/cart")],
         "unschedulable" => vec![("unschedulable", "Pod", "sc-apps/gpu-job")],
@@ -225,6 +227,12 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
             set_mode(c, "nfs-1", "nfs-hang").await?;
             tokio::time::sleep(Duration::from_secs(2)).await;
             delete_pod(c, "sc-nfs", "ledger").await
+        }
+        "unknown-hang" => {
+            let anno = json!({BEHAVIOUR_ANNOTATION: "unknown-hang"});
+            create_pod(c, "sc-unknown", pod("reporter", Some("lab-node-1"), json!({}), anno)).await?;
+            wait_running(c, "sc-unknown", "reporter").await?;
+            delete_pod(c, "sc-unknown", "reporter").await
         }
         "crash-loop" => {
             create_pod(

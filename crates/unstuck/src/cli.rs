@@ -385,14 +385,19 @@ pub fn run(cli: Cli) -> Result<u8> {
             let opts = ingest_options(&input)?;
             let cfg = select.config()?;
             let t0 = std::time::Instant::now();
-            let mut snap = if paths.is_empty() {
+            let (mut snap, node_logs) = if paths.is_empty() {
                 crate::live::snapshot(&live, crate::live::single_namespace(&cfg), &opts, &cfg)?
             } else {
-                unstuck_ingest::load(&paths, &opts)?
+                (unstuck_ingest::load(&paths, &opts)?, None)
             };
             let t1 = std::time::Instant::now();
             let mut d = unstuck_rules::diagnose(&snap, &cfg);
-            crate::leads::add(&mut snap, &mut d, &paths, &opts)?;
+            let logs = match &node_logs {
+                Some(l) => crate::subject::LogInput::NodeLogs(&l.dir),
+                None => crate::subject::LogInput::Paths(&paths),
+            };
+            crate::leads::add(&mut snap, &mut d, logs, &opts)?;
+            drop(node_logs);
             let t2 = std::time::Instant::now();
             let report = Report::new(&snap, d);
             tracing::debug!(load = ?(t1 - t0), diagnose = ?(t2 - t1), report = ?t2.elapsed(), "phases");
@@ -496,7 +501,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             let (from, to): (unstuck_hash::Version, unstuck_hash::Version) = (from.parse()?, to.parse()?);
             let opts = Options { raw_pods: true, logs: false, ..Options::default() };
             let snap = if paths.is_empty() {
-                crate::live::snapshot(&live, None, &opts, &unstuck_rules::Config::default())?
+                crate::live::snapshot(&live, None, &opts, &unstuck_rules::Config::default())?.0
             } else {
                 unstuck_ingest::load(&paths, &opts)?
             };

@@ -68,7 +68,7 @@ pub fn run(a: FixArgs, select: &SelectArgs, input: &InputArgs, live: &LiveArgs) 
             let cfg = select.config()?;
             let opts = ingest_options(input)?;
             let snap = if a.paths.is_empty() {
-                session.insert(Session::connect(live, single_namespace(&cfg))?).snapshot(live, &opts, &cfg)?
+                session.insert(Session::connect(live, single_namespace(&cfg))?).snapshot(live, &opts, &cfg)?.0
             } else {
                 unstuck_ingest::load(&a.paths, &opts)?
             };

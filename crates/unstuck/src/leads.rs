@@ -3,12 +3,13 @@
 //! added to the `stuck-unknown` finding's evidence as leads (rules never read them).
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use anyhow::Result;
 use unstuck_ingest::Options;
 use unstuck_model::{Pod, Snapshot};
 use unstuck_rules::{Diagnosis, Evidence, EvidenceSource};
+
+use crate::subject::LogInput;
 
 /// At most this many pods get leads (a scan of their nodes' logs each time).
 const MAX_PODS: usize = 50;
@@ -28,9 +29,9 @@ fn pod_needles(p: &Pod) -> Vec<String> {
     v
 }
 
-/// Add leads to the `stuck-unknown` findings of `d`, scanning the logs under `paths` again.
-pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, paths: &[PathBuf], opts: &Options) -> Result<()> {
-    if paths.is_empty() || !opts.logs || snap.source.log_files == 0 {
+/// Add leads to the `stuck-unknown` findings of `d`, scanning the node logs of `input` again.
+pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, input: LogInput<'_>, opts: &Options) -> Result<()> {
+    if matches!(input, LogInput::Paths([])) || !opts.logs || snap.source.log_files == 0 {
         return Ok(());
     }
     let wanted: Vec<usize> = d
@@ -60,7 +61,7 @@ pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, paths: &[PathBuf], opt
     o.log_nodes = Some(wanted.iter().map(|&i| d.findings[i].subject.node.clone()).collect());
     // The scan writes its hits (and what it noticed) into the snapshot: keep the diagnosis's own.
     let (hits, source) = (std::mem::take(&mut snap.log_hits), snap.source.clone());
-    let scanned = crate::subject::scan_for_identifiers(snap, paths, &o, &all);
+    let scanned = crate::subject::scan_for_identifiers(snap, input, &o, &all);
     let found = std::mem::replace(&mut snap.log_hits, hits);
     snap.source = source;
     scanned?;

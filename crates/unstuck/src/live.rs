@@ -1,6 +1,6 @@
 //! Live mode wiring: the same model, rules and printers as offline, filled from the API.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use unstuck_ingest::Options;
@@ -61,22 +61,27 @@ impl Session {
     }
 
     /// Read the cluster; node logs from `--node-logs`, or through the kubelet log API for nodes with stuck pods.
-    pub fn snapshot(&self, a: &LiveArgs, opts: &Options, cfg: &Config) -> Result<Snapshot> {
+    /// The node logs read stay where they are until the returned [`NodeLogs`] is dropped (a second scan for
+    /// leads reads them again).
+    pub fn snapshot(&self, a: &LiveArgs, opts: &Options, cfg: &Config) -> Result<(Snapshot, Option<NodeLogs>)> {
         let live = &self.live;
         self.rt.block_on(async {
             let mut snap = live.snapshot(opts).await?;
+            let mut logs = None;
             if opts.logs {
                 if let Some(dir) = &a.node_logs {
                     unstuck_ingest::attach_node_logs(&mut snap, dir, opts)?;
+                    logs = Some(NodeLogs { dir: dir.clone(), fetched: false });
                 } else {
                     let nodes: Vec<String> = nodes_with_stuck_pods(&snap, cfg).into_iter().collect();
                     if !nodes.is_empty() {
                         let dir = std::env::temp_dir().join(format!("unstuck-node-logs-{}", std::process::id()));
-                        let notes = live.fetch_node_logs(&nodes, &dir).await;
+                        // Removed when dropped, whatever happens next.
+                        let fetched = NodeLogs { dir, fetched: true };
+                        let notes = live.fetch_node_logs(&nodes, &fetched.dir).await;
                         snap.source.warnings.extend(notes);
-                        let r = unstuck_ingest::attach_node_logs(&mut snap, &dir, opts);
-                        let _ = std::fs::remove_dir_all(&dir);
-                        r?;
+                        unstuck_ingest::attach_node_logs(&mut snap, &fetched.dir, opts)?;
+                        logs = Some(fetched);
                     }
                 }
             }
@@ -89,7 +94,7 @@ impl Session {
                     peak_rss_kb()
                 );
             }
-            Ok::<_, anyhow::Error>(snap)
+            Ok::<_, anyhow::Error>((snap, logs))
         })
     }
 
@@ -114,9 +119,29 @@ pub fn nodes_with_stuck_pods(snap: &Snapshot, cfg: &Config) -> std::collections:
         .collect()
 }
 
-/// Read the cluster once (diagnose, upgrade-check).
-pub fn snapshot(a: &LiveArgs, namespace: Option<String>, opts: &Options, cfg: &Config) -> Result<Snapshot> {
+/// Read the cluster once (diagnose, upgrade-check), with the node logs it read.
+pub fn snapshot(
+    a: &LiveArgs,
+    namespace: Option<String>,
+    opts: &Options,
+    cfg: &Config,
+) -> Result<(Snapshot, Option<NodeLogs>)> {
     Session::connect(a, namespace)?.snapshot(a, opts, cfg)
+}
+
+/// The node logs a live diagnosis read: `--node-logs DIR`, or a temporary directory of logs fetched through
+/// the kubelet's log API, removed when this is dropped.
+pub struct NodeLogs {
+    pub dir: PathBuf,
+    fetched: bool,
+}
+
+impl Drop for NodeLogs {
+    fn drop(&mut self) {
+        if self.fetched {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
 }
 
 pub fn collect(

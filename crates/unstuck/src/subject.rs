@@ -95,16 +95,24 @@ fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snap
     }
     // The objects are read once; the second pass only scans node logs for the subject's identifiers.
     let mut snap = snap;
-    scan_for_identifiers(&mut snap, paths, &opts, &n)?;
+    scan_for_identifiers(&mut snap, LogInput::Paths(paths), &opts, &n)?;
     Ok((snap, uids))
 }
 
-/// Scan the node logs under `paths` (the nodes `opts` selects) into `snap.log_hits` for every line that
+/// Where node logs are read from: the inputs of an offline diagnosis (any layout), or the node logs of a
+/// live one (`--node-logs DIR`, or what was fetched through the kubelet's log API).
+#[derive(Clone, Copy)]
+pub(crate) enum LogInput<'a> {
+    Paths(&'a [PathBuf]),
+    NodeLogs(&'a std::path::Path),
+}
+
+/// Scan the node logs of `input` (the nodes `opts` selects) into `snap.log_hits` for every line that
 /// names one of `needles`, unfolded: one hit per line, however many identifiers it holds (a kubelet line
 /// names a pod by `pod="ns/name"` and by its UID).
 pub(crate) fn scan_for_identifiers(
     snap: &mut Snapshot,
-    paths: &[PathBuf],
+    input: LogInput<'_>,
     opts: &unstuck_ingest::Options,
     needles: &[String],
 ) -> Result<()> {
@@ -113,7 +121,13 @@ pub(crate) fn scan_for_identifiers(
     o.fold = false;
     o.catalog = subject_catalog(needles)?;
     o.namespaces = None;
-    unstuck_ingest::scan_logs_into(snap, paths, &o)?;
+    match input {
+        LogInput::Paths(paths) => unstuck_ingest::scan_logs_into(snap, paths, &o)?,
+        LogInput::NodeLogs(dir) => {
+            snap.log_hits.clear();
+            unstuck_ingest::attach_node_logs(snap, dir, &o)?
+        }
+    }
     snap.log_hits.sort_by(|a, b| (&a.node, &a.file, a.line).cmp(&(&b.node, &b.file, b.line)));
     snap.log_hits.dedup_by(|a, b| a.node == b.node && a.file == b.file && a.line == b.line);
     Ok(())

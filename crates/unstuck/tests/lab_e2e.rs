@@ -91,6 +91,7 @@ fn lab_end_to_end() {
         "runtime-unresponsive",
         "runtime-hung-npd",
         "nfs-hang",
+        "unknown-hang",
         "node-lost",
     ] {
         rt.block_on(scenarios::apply(&client, name)).unwrap_or_else(|e| panic!("scenario {name}: {e:#}"));
@@ -124,6 +125,27 @@ fn lab_end_to_end() {
         assert!(explained, "unexpected finding {f:?}");
         assert!(!f.2.contains("lab-node-1") && !f.2.contains("lab-node-2"), "healthy node reported: {f:?}");
     }
+    // A pod no rule explains: live mode scans its node's logs (--node-logs) again for lines naming it and
+    // shows the one reporting a problem as a lead, as an offline diagnosis does.
+    let unknown = live_report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["subject"]["name"] == "reporter" && f["subject"]["namespace"] == "sc-unknown")
+        .expect("the unknown-hang scenario's pod");
+    let leads: Vec<&serde_json::Value> = unknown["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["signature"].as_str().is_some_and(|s| s.starts_with("lead")))
+        .collect();
+    assert!(
+        leads.len() == 1
+            && leads[0]["text"].as_str().unwrap().contains("seccomp notify listener closed")
+            && leads[0]["file"].as_str().unwrap().ends_with("lab-node-1/kubelet.log"),
+        "{unknown:#}"
+    );
+    println!("stuck-unknown in live mode: the kubelet's line about the pod shown as a lead");
     // npd-1 wrote no log line: node-problem-detector's condition and event (through the API) are the evidence.
     let npd = live_report["findings"]
         .as_array()
@@ -139,10 +161,13 @@ fn lab_end_to_end() {
     // the nodes holding stuck pods. The lost node does not answer: a clear note says so. The others serve
     // their logs, and the findings cite them — unless the lab has only loopback, which kube-apiserver
     // refuses to proxy to: then every node gets the note.
-    let (code, out, _) =
-        run(&["diagnose", "--kubeconfig", cp.kubeconfig.to_str().unwrap(), "--stuck-after", "1s", "-o", "json"]);
+    let fetch_tmp = tmp.path().join("fetch-tmp");
+    std::fs::create_dir_all(&fetch_tmp).unwrap();
+    let (code, v, _) = run_json(
+        &["diagnose", "--kubeconfig", cp.kubeconfig.to_str().unwrap(), "--stuck-after", "1s", "-o", "json"],
+        &[("TMPDIR", &fetch_tmp)],
+    );
     assert_eq!(code, 1);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let w = v["warnings"].to_string();
     assert!(w.contains("node logs of lost-1 unavailable") && w.contains("/api/v1/nodes/lost-1/proxy/logs/"), "{w}");
     if cfg.node_ip.is_loopback() {
@@ -164,6 +189,24 @@ fn lab_end_to_end() {
             "no node log evidence read through the kubelet log API: {nfs:#}"
         );
         println!("kubelet log API: node logs of nfs-1 read through kube-apiserver's node proxy from {}", cfg.node_ip);
+        // The logs fetched for the unexplained pod's node are read again for leads before they are removed.
+        let unknown = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["subject"]["name"] == "reporter" && f["subject"]["namespace"] == "sc-unknown")
+            .unwrap_or_else(|| panic!("no finding for sc-unknown/reporter: {v:#}"));
+        assert!(
+            unknown["evidence"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["signature"].as_str().is_some_and(|s| s.starts_with("lead"))
+                    && e["text"].as_str().is_some_and(|t| t.contains("seccomp notify listener closed"))),
+            "no lead from the logs fetched through the kubelet log API: {unknown:#}"
+        );
+        let left: Vec<_> = std::fs::read_dir(&fetch_tmp).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        assert!(left.is_empty(), "the fetched node logs were left behind: {left:?}");
     }
     // The upgrade predictor reads the live cluster too (full container specs through the same LISTs).
     let (code, out, err) =
@@ -243,10 +286,11 @@ fn lab_end_to_end() {
         ]);
         assert_eq!(code, 0, "{err}");
         assert!(err.contains("node logs of lost-1 unavailable"), "{err}");
-        assert!(err.contains("node logs of lab-node-1: the kubelet log API answered but has no"), "{err}");
+        assert!(err.contains("node logs of lab-node-2: the kubelet log API answered but has no"), "{err}");
         let listing = std::process::Command::new("tar").arg("tzf").arg(&bundle2).output().unwrap();
         let listing = String::from_utf8_lossy(&listing.stdout);
         assert!(listing.lines().any(|l| l.ends_with("_nodes/nfs-1/messages")), "{listing}");
+        assert!(listing.lines().any(|l| l.ends_with("_nodes/lab-node-1/kubelet.log")), "{listing}");
         let (code, out, _) = run(&["diagnose", bundle2.to_str().unwrap(), "--stuck-after", "1s", "-o", "json"]);
         assert_eq!(code, 1);
         assert_eq!(findings(&serde_json::from_str(&out).unwrap()), live_set, "bundle with API-fetched logs");

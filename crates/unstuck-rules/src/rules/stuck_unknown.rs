@@ -18,7 +18,8 @@ declare_rule! {
     /// events no rule reads); any problem the pod's node
     /// reports through the API that no rule reads (a node-problem-detector condition such as
     /// `ReadonlyFilesystem=True`, a warning event about the Node) — a lead for the next step. On a bundle,
-    /// `diagnose` then reads the pod's node logs once more for lines that name the pod (its UID, container
+    /// or live with node logs (`--node-logs`, or those fetched through the kubelet's log API), `diagnose`
+    /// then reads the pod's node logs once more for lines that name the pod (its UID, container
     /// IDs, `namespace/name`) and report a problem (level error/warning, or words of failure) although no
     /// signature knows them, and adds the newest three as leads (`signature: lead: …`).
     ///
