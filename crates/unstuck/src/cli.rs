@@ -396,7 +396,7 @@ pub fn run(cli: Cli) -> Result<u8> {
                 Some(l) => crate::subject::LogInput::NodeLogs(&l.dir),
                 None => crate::subject::LogInput::Paths(&paths),
             };
-            crate::leads::add(&mut snap, &mut d, logs, &opts)?;
+            crate::leads::add(&mut snap, &mut d, logs, &opts, &cfg)?;
             drop(node_logs);
             let t2 = std::time::Instant::now();
             let report = Report::new(&snap, d);

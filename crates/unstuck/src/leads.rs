@@ -9,6 +9,8 @@ use unstuck_ingest::Options;
 use unstuck_model::{Pod, Snapshot};
 use unstuck_rules::{Diagnosis, Evidence, EvidenceSource};
 
+use unstuck_rules::StuckState;
+
 use crate::subject::LogInput;
 
 /// At most this many pods get leads (a scan of their nodes' logs each time).
@@ -30,7 +32,13 @@ fn pod_needles(p: &Pod) -> Vec<String> {
 }
 
 /// Add leads to the `stuck-unknown` findings of `d`, scanning the node logs of `input` again.
-pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, input: LogInput<'_>, opts: &Options) -> Result<()> {
+pub(crate) fn add(
+    snap: &mut Snapshot,
+    d: &mut Diagnosis,
+    input: LogInput<'_>,
+    opts: &Options,
+    cfg: &unstuck_rules::Config,
+) -> Result<()> {
     if matches!(input, LogInput::Paths([])) || !opts.logs || snap.source.log_files == 0 {
         return Ok(());
     }
@@ -46,14 +54,18 @@ pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, input: LogInput<'_>, o
         return Ok(());
     }
     let uids: BTreeSet<&str> = wanted.iter().map(|&i| d.findings[i].subject.uid.as_str()).collect();
-    let needles: Vec<(String, Vec<String>)> = snap
+    // Per pod: its identifiers, and its state (which rules' words a lead may point at).
+    let needles: Vec<(String, Vec<String>, Option<StuckState>)> = snap
         .pods
         .iter()
         .filter(|p| uids.contains(p.metadata.uid.as_str()))
-        .map(|p| (p.metadata.uid.to_string(), pod_needles(p)))
+        .map(|p| {
+            let state = unstuck_rules::classify(p, d.now, cfg.stuck_after).map(|s| s.state);
+            (p.metadata.uid.to_string(), pod_needles(p), state)
+        })
         .collect();
     let all: Vec<String> =
-        needles.iter().flat_map(|(_, n)| n.iter().cloned()).collect::<BTreeSet<_>>().into_iter().collect();
+        needles.iter().flat_map(|(_, n, _)| n.iter().cloned()).collect::<BTreeSet<_>>().into_iter().collect();
     if all.is_empty() {
         return Ok(());
     }
@@ -67,7 +79,7 @@ pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, input: LogInput<'_>, o
     scanned?;
     for &i in &wanted {
         let f = &mut d.findings[i];
-        let Some((_, names)) = needles.iter().find(|(u, _)| *u == f.subject.uid) else { continue };
+        let Some((_, names, state)) = needles.iter().find(|(u, _, _)| *u == f.subject.uid) else { continue };
         let mut lines: Vec<_> = found
             .iter()
             .filter(|h| h.node == f.subject.node && names.iter().any(|n| h.text.contains(n.as_str())))
@@ -81,7 +93,22 @@ pub(crate) fn add(snap: &mut Snapshot, d: &mut Diagnosis, input: LogInput<'_>, o
         f.summary.push_str(&format!(
             "; {n} node log line(s) name the pod and report a problem no signature knows (newest in the evidence)"
         ));
-        for h in lines.into_iter().rev().take(PER_POD).rev() {
+        let shown: Vec<_> = lines.into_iter().rev().take(PER_POD).rev().collect();
+        // Where to look next: the rule whose words the shown lines hold most of (no diagnosis: no
+        // signature matched them).
+        let pointer = state.as_ref().and_then(|st| {
+            shown
+                .iter()
+                .filter_map(|h| unstuck_rules::rules::stuck_unknown::words_point_at(&h.text, st))
+                .max_by(|a, b| a.1.len().cmp(&b.1.len()).then_with(|| b.0.cmp(a.0)))
+        });
+        if let Some((rule, words)) = &pointer {
+            f.summary.push_str(&format!(
+                "; their words ({}) point at {rule}: start there (`unstuck explain {rule}`)",
+                words.join(", ")
+            ));
+        }
+        for h in shown {
             f.evidence.push(Evidence {
                 source: EvidenceSource::Log,
                 text: h.text.clone(),

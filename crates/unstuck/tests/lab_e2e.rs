@@ -145,6 +145,9 @@ fn lab_end_to_end() {
             && leads[0]["file"].as_str().unwrap().ends_with("lab-node-1/kubelet.log"),
         "{unknown:#}"
     );
+    // Its words (a termination that failed with an rpc error) point at the runtime rule, as a place to start.
+    let summary = unknown["summary"].as_str().unwrap();
+    assert!(summary.contains("point at runtime-unresponsive"), "{summary}");
     println!("stuck-unknown in live mode: the kubelet's line about the pod shown as a lead");
     // npd-1 wrote no log line: node-problem-detector's condition and event (through the API) are the evidence.
     let npd = live_report["findings"]

@@ -646,6 +646,13 @@ fn stuck_unknown_shows_the_problem_lines_that_name_the_pod() {
     assert_eq!(leads.len(), 1, "{leads:?}");
     assert!(leads[0].contains("seccomp profile localhost/audit.json not found"), "{leads:?}");
     assert!(summary.contains("1 node log line(s) name the pod"), "{summary}");
+    // Its words are no rule's: no pointer.
+    assert!(!summary.contains("point at"), "{summary}");
+    // A lead in the words of a rule that explains a pod stuck creating points there (no signature matched it).
+    let volume = r#"Jun 03 11:40:15 ip-10-1-1-12 kubelet[2210]: E0603 11:40:15.512301    2210 kubelet.go:1907] "Unable to prepare pod" err="projected volume kube-api-access-x2x9k: fsGroup ownership change still pending" pod="shop/legacy-report-3c2b1a0f9-qqqqq" podUID="8c842cfb-ac02-4dfc-86bf-023a06758909""#;
+    let (summary, leads) = unknown_with_lines(&[unknown, volume], false);
+    assert_eq!(leads.len(), 2, "{leads:?}");
+    assert!(summary.contains("their words (volume, fsgroup) point at volume-mount-failure"), "{summary}");
     // Lines about the pod that report nothing wrong, or problems of another pod: no lead.
     let (summary, leads) = unknown_with_lines(&[info, other], false);
     assert!(leads.is_empty() && !summary.contains("node log line"), "{summary} {leads:?}");

@@ -21,7 +21,10 @@ declare_rule! {
     /// or live with node logs (`--node-logs`, or those fetched through the kubelet's log API), `diagnose`
     /// then reads the pod's node logs once more for lines that name the pod (its UID, container
     /// IDs, `namespace/name`) and report a problem (level error/warning, or words of failure) although no
-    /// signature knows them, and adds the newest three as leads (`signature: lead: …`).
+    /// signature knows them, and adds the newest three as leads (`signature: lead: …`). When their words are
+    /// those of a rule that explains a pod in this state (`rpc error`, `termination failed` for the runtime;
+    /// `volume`, `fsGroup` for mounts while creating), the summary says which rule they point at: where to
+    /// start, not a diagnosis.
     ///
     /// ## Remediation
     /// 1. Collect node logs for the pod's node and re-run, or run `unstuck logs POD BUNDLE`.
@@ -146,4 +149,99 @@ fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Vec<String> {
     }
     out.truncate(6);
     out
+}
+
+/// Words of each rule's domain, lowercase: what a line no signature matched may still be about. A lead is
+/// pointed at the rule whose words it holds most of (ties: the rule listed first), if any, and only for a
+/// pod in a state that rule explains; the point is where to look next, not a diagnosis.
+const WORDS: &[(&str, &[&str])] = &[
+    ("pid-exhaustion", &["resource temporarily unavailable", "pthread_create", "fork", "eagain", "pids.max", "thread"]),
+    ("oom-killed", &["out of memory", "oom", "oomkilled", "oom-kill", "memory cgroup", "memory limit"]),
+    (
+        "volume-unmount-hang",
+        &["unmount", "umount", "teardown", "target is busy", "device is busy", "still referenced", "detach"],
+    ),
+    ("volume-mount-failure", &["mountvolume", "mount failed", "failed to mount", "attach", "volume", "csi", "fsgroup"]),
+    ("sandbox-network-failure", &["cni", "sandbox", "network", "ip address", "ipam", "netns", "veth"]),
+    ("image-pull-failure", &["pull", "pulling", "image", "manifest", "registry", "unauthorized"]),
+    (
+        "runtime-unresponsive",
+        &[
+            "deadline exceeded",
+            "deadlineexceeded",
+            "timed out",
+            "timeout",
+            "rpc error",
+            "killcontainer",
+            "stopcontainer",
+            "stoppodsandbox",
+            "termination failed",
+            "failed to stop",
+            "failed to kill",
+            "containerd",
+            "runtime",
+            "shim",
+        ],
+    ),
+    ("finalizer-blocked", &["finalizer"]),
+    ("poststart-exec-hang", &["poststart", "lifecycle hook", "exec hook"]),
+    ("crash-loop", &["back-off", "backoff restarting", "exited with", "exit code"]),
+];
+
+/// The rule whose words a line holds most of, with those words, among the rules that explain a pod in
+/// `state`: a pointer for a lead no signature matched.
+pub fn words_point_at(line: &str, state: &crate::StuckState) -> Option<(&'static str, Vec<&'static str>)> {
+    let lower = line.to_ascii_lowercase();
+    let fits = |rule: &str| match rule {
+        "volume-unmount-hang" | "finalizer-blocked" => state.is_terminating(),
+        "volume-mount-failure" | "sandbox-network-failure" | "image-pull-failure" => state.is_creating(),
+        "runtime-unresponsive" | "poststart-exec-hang" => state.is_terminating() || state.is_creating(),
+        "pid-exhaustion" => true,
+        _ => matches!(state, crate::StuckState::CrashLoop | crate::StuckState::Waiting(_)),
+    };
+    let mut best: Option<(&'static str, Vec<&'static str>)> = None;
+    for &(rule, words) in WORDS {
+        if !fits(rule) {
+            continue;
+        }
+        let found: Vec<&str> = words.iter().copied().filter(|w| has_word(&lower, w)).collect();
+        if !found.is_empty() && best.as_ref().is_none_or(|(_, b)| found.len() > b.len()) {
+            best = Some((rule, found));
+        }
+    }
+    best
+}
+
+/// `word` in `text` as a word of its own (not inside `kuberuntime_container` or `pulling`).
+fn has_word(text: &str, word: &str) -> bool {
+    let edge = |c: Option<u8>| !c.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_');
+    let b = text.as_bytes();
+    text.match_indices(word).any(|(i, _)| edge(i.checked_sub(1).map(|j| b[j])) && edge(b.get(i + word.len()).copied()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::words_point_at;
+    use crate::StuckState;
+
+    #[test]
+    fn a_lead_points_at_the_rule_whose_words_it_holds() {
+        let t = StuckState::Terminating;
+        let c = StuckState::ContainerCreating;
+        let kill = r#"E0603 11:40:12.512301 2210 kuberuntime_container.go:750] "Container termination failed with gracePeriod" err="rpc error: code = Unknown desc = seccomp notify listener closed" pod="shop/a" gracePeriod=30"#;
+        assert_eq!(words_point_at(kill, &t), Some(("runtime-unresponsive", vec!["rpc error", "termination failed"])));
+        let mount = r#"E0603 operation_generator.go:620] "MountVolume.MountDevice failed" err="rpc error: code = Internal desc = xfs_repair needed" volume="data""#;
+        // While creating, mount words outnumber the one runtime word; on a terminating pod no mount rule fits.
+        assert_eq!(words_point_at(mount, &c).map(|x| x.0), Some("volume-mount-failure"));
+        assert_eq!(words_point_at(mount, &t).map(|x| x.0), Some("runtime-unresponsive"));
+        let busy = "umount: /var/lib/kubelet/pods/1f/volumes/kubernetes.io~csi/pvc-1/mount: target is busy.";
+        assert_eq!(words_point_at(busy, &t), Some(("volume-unmount-hang", vec!["umount", "target is busy"])));
+        // Words count whole: `kuberuntime_container.go` is no `runtime`, `ImagePullBackOff` no `image`.
+        assert_eq!(words_point_at("kuberuntime_container.go:750] \"ImagePullBackOff\"", &c), None);
+        // Words of no rule, or of a rule that does not explain the state: no pointer.
+        let seccomp = r#""Pod rejected by plugin" err="seccomp profile localhost/audit.json not found on node""#;
+        assert_eq!(words_point_at(seccomp, &c), None);
+        assert_eq!(words_point_at("failed to pull image \"x\"", &t), None);
+        assert_eq!(words_point_at("Fork of child failed", &t).map(|x| x.0), Some("pid-exhaustion"));
+    }
 }
