@@ -36,6 +36,26 @@ fn run_json(args: &[&str], env: &[(&str, &Path)]) -> (i32, serde_json::Value, St
     (code, serde_json::from_str(&out).unwrap_or(serde_json::Value::Null), err)
 }
 
+/// The finding about pod `ns/name` in a JSON report.
+fn pod_finding<'a>(report: &'a serde_json::Value, ns: &str, name: &str) -> &'a serde_json::Value {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["subject"]["kind"] == "Pod" && f["subject"]["namespace"] == ns && f["subject"]["name"] == name)
+        .unwrap_or_else(|| panic!("no finding for pod {ns}/{name}: {report:#}"))
+}
+
+/// A finding's leads (`stuck-unknown`: node log lines that name the pod, no signature matched).
+fn leads(f: &serde_json::Value) -> Vec<&serde_json::Value> {
+    f["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["signature"].as_str().is_some_and(|s| s.starts_with("lead")))
+        .collect()
+}
+
 /// The connection and selection flags every live command of this test uses.
 fn live_flags<'a>(kubeconfig: &'a Path, logs: &'a Path) -> [&'a str; 6] {
     ["--kubeconfig", kubeconfig.to_str().unwrap(), "--node-logs", logs.to_str().unwrap(), "--stuck-after", "1s"]
@@ -127,22 +147,12 @@ fn lab_end_to_end() {
     }
     // A pod no rule explains: live mode scans its node's logs (--node-logs) again for lines naming it and
     // shows the one reporting a problem as a lead, as an offline diagnosis does.
-    let unknown = live_report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["subject"]["name"] == "reporter" && f["subject"]["namespace"] == "sc-unknown")
-        .expect("the unknown-hang scenario's pod");
-    let leads: Vec<&serde_json::Value> = unknown["evidence"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["signature"].as_str().is_some_and(|s| s.starts_with("lead")))
-        .collect();
+    let unknown = pod_finding(&live_report, "sc-unknown", "reporter");
+    let found = leads(unknown);
     assert!(
-        leads.len() == 1
-            && leads[0]["text"].as_str().unwrap().contains("seccomp notify listener closed")
-            && leads[0]["file"].as_str().unwrap().ends_with("lab-node-1/kubelet.log"),
+        found.len() == 1
+            && found[0]["text"].as_str().unwrap().contains("seccomp notify listener closed")
+            && found[0]["file"].as_str().unwrap().ends_with("lab-node-1/kubelet.log"),
         "{unknown:#}"
     );
     // Its words (a termination that failed with an rpc error) point at the runtime rule, as a place to start.
@@ -150,12 +160,7 @@ fn lab_end_to_end() {
     assert!(summary.contains("point at runtime-unresponsive"), "{summary}");
     println!("stuck-unknown in live mode: the kubelet's line about the pod shown as a lead");
     // npd-1 wrote no log line: node-problem-detector's condition and event (through the API) are the evidence.
-    let npd = live_report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["subject"]["name"] == "worker" && f["subject"]["namespace"] == "sc-npd")
-        .expect("the npd scenario's pod");
+    let npd = pod_finding(&live_report, "sc-npd", "worker");
     let ev = npd["evidence"].to_string();
     assert!(ev.contains("ContainerRuntimeUnhealthy=True (ContainerdUnhealthy)"), "{npd:#}");
     assert!(ev.contains("TaskHung (kernel-monitor)"), "{npd:#}");
@@ -193,19 +198,11 @@ fn lab_end_to_end() {
         );
         println!("kubelet log API: node logs of nfs-1 read through kube-apiserver's node proxy from {}", cfg.node_ip);
         // The logs fetched for the unexplained pod's node are read again for leads before they are removed.
-        let unknown = v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["subject"]["name"] == "reporter" && f["subject"]["namespace"] == "sc-unknown")
-            .unwrap_or_else(|| panic!("no finding for sc-unknown/reporter: {v:#}"));
+        let unknown = pod_finding(&v, "sc-unknown", "reporter");
         assert!(
-            unknown["evidence"]
-                .as_array()
-                .unwrap()
+            leads(unknown)
                 .iter()
-                .any(|e| e["signature"].as_str().is_some_and(|s| s.starts_with("lead"))
-                    && e["text"].as_str().is_some_and(|t| t.contains("seccomp notify listener closed"))),
+                .any(|e| e["text"].as_str().is_some_and(|t| t.contains("seccomp notify listener closed"))),
             "no lead from the logs fetched through the kubelet log API: {unknown:#}"
         );
         let left: Vec<_> = std::fs::read_dir(&fetch_tmp).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
