@@ -26,6 +26,8 @@ pub struct Collector<'o> {
     pub(crate) opts: &'o Options,
     kinds: BTreeSet<String>,
     manifest_now: Option<Time>,
+    /// When a node collection was taken (sos `date --utc`): the capture time when nothing else dates the input.
+    pub(crate) collected_at: Option<Time>,
     pub(crate) log_files: Vec<LogFileHits>,
     /// Whether this input is a bundle (then missing kinds are warned about).
     bundle: bool,
@@ -50,6 +52,7 @@ impl<'o> Collector<'o> {
             opts,
             kinds: BTreeSet::new(),
             manifest_now: None,
+            collected_at: None,
             log_files: Vec::new(),
             bundle: false,
             clock: false,
@@ -231,7 +234,7 @@ impl<'o> Collector<'o> {
         for w in warnings {
             self.warn(w);
         }
-        crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now, self.clock);
+        crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now, self.collected_at, self.clock);
         self.snap.source.kinds = self.kinds.iter().cloned().collect();
         self.snap.source.log_files = self.log_files.len();
         if !self.log_files.is_empty() {
@@ -478,6 +481,7 @@ impl Collector<'_> {
         self.kinds.append(&mut o.kinds);
         self.facts.append(&mut o.facts);
         self.host_hints.append(&mut o.host_hints);
+        self.collected_at = self.collected_at.max(o.collected_at);
         self.log_files.append(&mut o.log_files);
     }
 }

@@ -134,6 +134,8 @@ pub(crate) enum Route {
     HostName,
     /// Troubleshoot's `hostos_info.json` (`{"name": HOSTNAME, …}`).
     HostInfoJson,
+    /// `date` output saying when a node collection was taken (sos `sos_commands/date/date_--utc`).
+    CollectedAt,
     Ignore,
 }
 
@@ -389,6 +391,7 @@ fn route_sos(rest: &[String]) -> Routed {
     let path: Vec<&str> = rest.iter().map(|p| p.as_str()).collect();
     match path.as_slice() {
         ["hostname"] | ["sos_commands", "host", "hostname"] => s(Route::HostName),
+        ["sos_commands", "date", "date_--utc" | "date"] => s(Route::CollectedAt),
         ["sos_commands", "process", f] if f.starts_with("ps_") => {
             // ps_auxwwwm (threads as rows), ps_-elfL (threads), ps_auxwww, ps_-elf…: the richest wins
             // on merge, as threads are only counted by the listings that show them.
@@ -554,6 +557,8 @@ mod tests {
             ),
             ("sosreport-n1-2026/proc/mounts", Some(Format::SosReport), Fact(NodeRef::Host, FactKind::Mounts)),
             ("sosreport-n1-2026/hostname", Some(Format::SosReport), HostName),
+            ("sosreport-n1-2026/sos_commands/date/date_--utc", Some(Format::SosReport), CollectedAt),
+            ("sosreport-n1-2026/sos_commands/date/hwclock", Some(Format::SosReport), Ignore),
             ("logs/kind-worker/kubelet.log", Some(Format::NodeLogDirs), Log(named("kind-worker"))),
             ("logs/kind-worker/containerd.log", Some(Format::NodeLogDirs), Log(named("kind-worker"))),
             ("logs/kind-worker/kubelet.log.1", Some(Format::NodeLogDirs), Log(named("kind-worker"))),

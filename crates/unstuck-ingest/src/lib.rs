@@ -274,8 +274,15 @@ pub fn scan_node_logs(root: &Path, opts: &Options) -> Result<Vec<LogFileHits>, I
     logs::scan_nodes_dir(&root.join("_nodes"), root, opts)
 }
 
-/// Settle the capture time: `--now`, then the manifest, then the newest timestamp.
-pub(crate) fn settle_now(snap: &mut Snapshot, flag: Option<Time>, manifest: Option<Time>, clock: bool) {
+/// Settle the capture time: `--now`, then the manifest, then the newest timestamp, then when a node collection
+/// was taken (a sos report alone has no API object to date it).
+pub(crate) fn settle_now(
+    snap: &mut Snapshot,
+    flag: Option<Time>,
+    manifest: Option<Time>,
+    collected: Option<Time>,
+    clock: bool,
+) {
     let (t, src) = if let Some(t) = flag {
         (Some(t), NowSource::Flag)
     } else if clock {
@@ -284,6 +291,8 @@ pub(crate) fn settle_now(snap: &mut Snapshot, flag: Option<Time>, manifest: Opti
         (Some(t), NowSource::BundleManifest)
     } else if let Some(t) = snap.newest_timestamp() {
         (Some(t), NowSource::NewestTimestamp)
+    } else if let Some(t) = collected {
+        (Some(t), NowSource::CollectionDate)
     } else {
         snap.source.warnings.push("no timestamp in the input: using the current time as capture time".into());
         (Some(Time::now()), NowSource::Clock)

@@ -93,7 +93,7 @@ fn add_api(c: &mut Collector, shown: &str, route: &Route, bytes: &[u8]) -> Resul
 fn small_cap(route: &Route) -> u64 {
     match route {
         Route::Fact(..) => MAX_FACT_FILE,
-        Route::HostName => 4096,
+        Route::HostName | Route::CollectedAt => 4096,
         _ => 1 << 20,
     }
 }
@@ -105,9 +105,23 @@ fn take_small(c: &mut Collector, shown: &str, parts: &[String], route: &Route, b
         Route::Fact(node, kind) => c.facts.push(facts::parse(*kind, &node_name(node), &log_file_label(parts), b)),
         Route::HostName => c.host_hints.push(String::from_utf8_lossy(b).trim().to_string()),
         Route::HostInfoJson => c.host_hints.extend(host_from_info(b)),
+        Route::CollectedAt => c.collected_at = c.collected_at.or(date_utc(b)),
         Route::Ignore | Route::List(_) | Route::Objects | Route::Log(_) => {}
     }
     Ok(())
+}
+
+/// The time in `date` output (`Mon Nov 23 10:43:12 UTC 2026`, the C locale), if it is in UTC: a local
+/// zone's abbreviation is ambiguous, and sos also writes `date --utc`.
+fn date_utc(b: &[u8]) -> Option<jiff::Timestamp> {
+    let s = std::str::from_utf8(b).ok()?.trim();
+    let f: Vec<&str> = s.split_whitespace().collect();
+    let [_, mon, day, hms, zone, year] = f.as_slice() else { return None };
+    if !matches!(*zone, "UTC" | "GMT") {
+        return None;
+    }
+    let text = format!("{year} {mon} {day} {hms} +0000");
+    jiff::fmt::strtime::parse("%Y %b %d %H:%M:%S %z", &text).ok()?.to_timestamp().ok()
 }
 
 /// One archive entry, routed by its path.
@@ -424,4 +438,21 @@ pub(crate) fn settle_nodes(
     merged.retain(|f| !f.is_empty());
     merged.sort_by(|a, b| a.node.cmp(&b.node));
     snap.node_facts = merged;
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn date_output_in_utc_dates_a_collection() {
+        let t = |s: &str| super::date_utc(s.as_bytes()).map(|t| t.to_string());
+        assert_eq!(t("Mon Nov 23 10:43:12 UTC 2026\n").as_deref(), Some("2026-11-23T10:43:12Z"));
+        assert_eq!(t("Tue Jun  3 09:05:01 GMT 2025").as_deref(), Some("2025-06-03T09:05:01Z"));
+        // A local zone's abbreviation is ambiguous (CST: three zones): not used; nor anything else.
+        for bad in
+            ["Mon Nov 23 10:43:12 CST 2026", "Mon Nov 23 10:43:12 2026", "", "Mon Nov 31 10:43:12 UTC 2026", "\u{fffd}"]
+        {
+            assert_eq!(t(bad), None, "{bad:?}");
+        }
+        assert_eq!(super::date_utc(b"\xff\xfe Nov 23 10:43:12 UTC 2026"), None);
+    }
 }

@@ -17,6 +17,9 @@ pub enum NowSource {
     BundleManifest,
     /// The newest timestamp found in the bundle.
     NewestTimestamp,
+    /// When a node collection was taken (a sos report's `sos_commands/date/date_--utc`), for inputs with
+    /// no API object to date them.
+    CollectionDate,
     /// The wall clock (live mode).
     #[default]
     Clock,

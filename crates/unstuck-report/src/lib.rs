@@ -157,6 +157,7 @@ pub(crate) fn now_source_text(s: NowSource) -> &'static str {
         NowSource::Flag => "--now",
         NowSource::BundleManifest => "capturedAt in unstuck-bundle.json",
         NowSource::NewestTimestamp => "newest timestamp in the bundle",
+        NowSource::CollectionDate => "the date the sos report was taken (sos_commands/date)",
         NowSource::Clock => "current time",
     }
 }

@@ -391,6 +391,10 @@ def sos(partial=False):
         "end_time": "2026-11-23T10:45:00.003317", "run_time": "0:01:48.101086", "compression": "xz",
         "policy": "Amazon Linux", "components": {"report": {"preset": "none", "plugins": {}}}}, indent=4))
     write(os.path.join(sc, "host", "hostname"), O.NODE + "\n")
+    # sos's date plugin: `date`, `date --utc`, `hwclock` when the report was taken.
+    write(os.path.join(sc, "date", "date"), "Mon Nov 23 10:43:12 UTC 2026\n")
+    write(os.path.join(sc, "date", "date_--utc"), "Mon Nov 23 10:43:12 UTC 2026\n")
+    write(os.path.join(sc, "date", "hwclock"), "2026-11-23 10:43:12.118342+00:00\n")
     procs = N.processes()
     write(os.path.join(sc, "process", "ps_auxwwwm"), N.ps_auxwwwm(procs))
     write(os.path.join(sc, "process", "ps_-elfL"), N.ps_elfL(procs))
