@@ -69,8 +69,10 @@ pub(crate) fn scan_nodes_dir(nodes_dir: &Path, rel_to: &Path, opts: &Options) ->
     let rd = fs::read_dir(nodes_dir).map_err(|e| IngestError::io(nodes_dir, e))?;
     let mut files = Vec::new();
     for e in rd.flatten() {
-        if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-            files.extend(list_log_files(&e.file_name().to_string_lossy(), &e.path()));
+        let node = e.file_name().to_string_lossy().into_owned();
+        // Only the nodes asked for (the second scan for leads reads the nodes of unexplained pods).
+        if e.file_type().map(|t| t.is_dir()).unwrap_or(false) && opts.scans_node(&node) {
+            files.extend(list_log_files(&node, &e.path()));
         }
     }
     files.sort();

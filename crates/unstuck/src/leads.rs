@@ -7,9 +7,7 @@ use std::collections::BTreeSet;
 use anyhow::Result;
 use unstuck_ingest::Options;
 use unstuck_model::{Pod, Snapshot};
-use unstuck_rules::{Diagnosis, Evidence, EvidenceSource};
-
-use unstuck_rules::StuckState;
+use unstuck_rules::{Diagnosis, Evidence, EvidenceSource, StuckState};
 
 use crate::subject::LogInput;
 
