@@ -192,12 +192,15 @@ const WORDS: &[(&str, &[&str])] = &[
 /// `state`: a pointer for a lead no signature matched.
 pub fn words_point_at(line: &str, state: &crate::StuckState) -> Option<(&'static str, Vec<&'static str>)> {
     let lower = line.to_ascii_lowercase();
+    // The states each rule's check accepts (the gate at the top of its `check`; kept in step by hand).
+    let restarting = matches!(state, crate::StuckState::CrashLoop | crate::StuckState::Waiting(_));
     let fits = |rule: &str| match rule {
         "volume-unmount-hang" | "finalizer-blocked" => state.is_terminating(),
         "volume-mount-failure" | "sandbox-network-failure" | "image-pull-failure" => state.is_creating(),
         "runtime-unresponsive" | "poststart-exec-hang" => state.is_terminating() || state.is_creating(),
-        "pid-exhaustion" => true,
-        _ => matches!(state, crate::StuckState::CrashLoop | crate::StuckState::Waiting(_)),
+        "pid-exhaustion" => state.is_terminating() || state.is_creating() || restarting,
+        "crash-loop" => *state == crate::StuckState::CrashLoop,
+        _ => restarting,
     };
     let mut best: Option<(&'static str, Vec<&'static str>)> = None;
     for &(rule, words) in WORDS {
