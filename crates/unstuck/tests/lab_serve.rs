@@ -331,11 +331,15 @@ fn serve_authenticated_tls_and_leader_failover() {
         replicas.push((Serve::start(name, kc, &flags), c, k));
     }
     let scrape = |s: &Serve| get(&s.addr, "/metrics", Some(&prom), Some(&c1)).1;
-    until("one leader exporting the finding", Duration::from_secs(90), || {
-        replicas.iter().any(|(s, _, _)| {
-            let m = scrape(s);
-            sample(&m, "unstuck_leader") == Some(1.0) && holds(&m)
-        })
+    // Both replicas must have listed their pods too: the follower's first LIST may end after the
+    // leader's first export, and `synced` is only checked, never waited for, below.
+    until("one leader exporting the finding, both replicas synced", Duration::from_secs(90), || {
+        let ms: Vec<String> = replicas.iter().map(|(s, _, _)| scrape(s)).collect();
+        ms.iter().any(|m| sample(m, "unstuck_leader") == Some(1.0) && holds(m))
+            && ms.iter().all(|m| m.contains("unstuck_watch_synced{kind=\"pods\"} 1"))
+            && replicas
+                .iter()
+                .all(|(s, _, _)| get(&s.addr, "/findings", Some(&prom), Some(&c1)).1.contains("finalizer-blocked"))
     });
     // For a while, every scrape: exactly one leader, and only it has finding series.
     let mut leader_idx = None;
