@@ -200,8 +200,8 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     let mut primary: HashMap<&str, &'static str> = HashMap::new();
     for sp in &stuck {
         let matches = crate::catalog().iter().filter_map(|r| match r.check {
-            Check::Pod(check) => check(&cx, sp).map(|c| (r.id, c)),
-            Check::Workload(_) | Check::Node(_) => None,
+            Check::Pod(check) if r.explains(&sp.state) => check(&cx, sp).map(|c| (r.id, c)),
+            Check::Pod(_) | Check::Workload(_) | Check::Node(_) => None,
         });
         let Some((rule, cause, mut contributing)) = first_match(matches) else { continue };
         contributing.retain(|c| c != "stuck-unknown");

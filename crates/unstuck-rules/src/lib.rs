@@ -20,7 +20,7 @@ pub mod util;
 pub use engine::{diagnose, pod_event_evidence, Changed, Config, Diagnosis, Incremental, Selector};
 pub use finding::*;
 pub use health::NodeHealth;
-pub use stuck::{classify, StuckPod, StuckState};
+pub use stuck::{classify, StateKind, StuckPod, StuckState};
 use unstuck_model::Index;
 
 /// What a rule's subject is.
@@ -53,6 +53,10 @@ pub struct Rule {
     pub check: Check,
     /// For causes that can be node-wide: decides whether a node has this problem.
     pub node_check: Option<NodeCheck>,
+    /// A pod rule: the stuck states it explains. The engine asks its check only about pods in one of
+    /// them, and a lead's words point only at rules that explain the pod's state. Empty for workload
+    /// and node rules.
+    pub explains: &'static [StateKind],
 }
 
 /// A node-level check: the cause for the node finding, given its health and its stuck pods.
@@ -65,6 +69,11 @@ impl Rule {
             Check::Node(c) => Some(c),
             _ => self.node_check,
         }
+    }
+
+    /// Whether this pod rule explains a pod stuck in `state`.
+    pub fn explains(&self, state: &StuckState) -> bool {
+        self.explains.contains(&state.kind())
     }
 
     /// `pod`, `workload` or `node`.
@@ -96,7 +105,7 @@ pub const DOC_SECTIONS: &[&str] =
 macro_rules! declare_rule {
     (
         $(#[doc = $doc:literal])*
-        pub static RULE = { id: $id:literal, summary: $summary:literal, scope: $scope:expr, check: $check:expr $(, node_check: $node:expr)? $(,)? };
+        pub static RULE = { id: $id:literal, summary: $summary:literal, scope: $scope:expr, check: $check:expr $(, explains: $explains:expr)? $(, node_check: $node:expr)? $(,)? };
     ) => {
         $(#[doc = $doc])*
         pub static RULE: $crate::Rule = $crate::Rule {
@@ -106,10 +115,13 @@ macro_rules! declare_rule {
             scope: $scope,
             check: $check,
             node_check: $crate::declare_rule!(@opt $($node)?),
+            explains: $crate::declare_rule!(@states $($explains)?),
         };
     };
     (@opt) => { None };
     (@opt $e:expr) => { Some($e) };
+    (@states) => { &[] };
+    (@states $e:expr) => { $e };
 }
 
 /// The evaluation context handed to every check.

@@ -24,7 +24,61 @@ pub enum StuckState {
     Waiting(String),
 }
 
+/// The kinds of stuck state, as a pod rule declares the ones it explains (`Rule::explains`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateKind {
+    Terminating,
+    /// `ContainerCreating` or `PodInitializing` (`Init:…`).
+    Creating,
+    ImagePull,
+    CrashLoop,
+    /// Waiting with another reason (`CreateContainerConfigError`…), or phase Unknown.
+    Waiting,
+    Unschedulable,
+    Evicted,
+}
+
+impl StateKind {
+    /// Every kind, for rules that explain a pod in any state.
+    pub const ANY: &'static [StateKind] = &[
+        StateKind::Terminating,
+        StateKind::Creating,
+        StateKind::ImagePull,
+        StateKind::CrashLoop,
+        StateKind::Waiting,
+        StateKind::Unschedulable,
+        StateKind::Evicted,
+    ];
+    /// Restarting or waiting to start again: `CrashLoopBackOff` or another waiting reason.
+    pub const RESTARTING: &'static [StateKind] = &[StateKind::CrashLoop, StateKind::Waiting];
+
+    /// As the rule pages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StateKind::Terminating => "Terminating",
+            StateKind::Creating => "ContainerCreating / PodInitializing",
+            StateKind::ImagePull => "image pull errors (ErrImagePull, ImagePullBackOff…)",
+            StateKind::CrashLoop => "CrashLoopBackOff",
+            StateKind::Waiting => "waiting with another reason (CreateContainerConfigError…) or phase Unknown",
+            StateKind::Unschedulable => "Pending (Unschedulable)",
+            StateKind::Evicted => "Evicted",
+        }
+    }
+}
+
 impl StuckState {
+    pub fn kind(&self) -> StateKind {
+        match self {
+            StuckState::Terminating => StateKind::Terminating,
+            StuckState::ContainerCreating | StuckState::PodInitializing => StateKind::Creating,
+            StuckState::ImagePull(_) => StateKind::ImagePull,
+            StuckState::CrashLoop => StateKind::CrashLoop,
+            StuckState::Unschedulable => StateKind::Unschedulable,
+            StuckState::Evicted => StateKind::Evicted,
+            StuckState::Waiting(_) => StateKind::Waiting,
+        }
+    }
+
     pub fn is_terminating(&self) -> bool {
         matches!(self, StuckState::Terminating)
     }

@@ -7,7 +7,12 @@ use unstuck_rules::Rule;
 
 /// The Markdown page of a rule (also what `unstuck explain` prints).
 pub fn rule_markdown(r: &Rule) -> String {
-    format!("# {}\n\n{}\n\n{}", r.id, r.summary, r.doc())
+    let states = match r.explains {
+        [] => String::new(),
+        s if s == unstuck_rules::StateKind::ANY => "Explains pods stuck in any state.\n\n".to_string(),
+        s => format!("Explains pods stuck in: {}.\n\n", s.iter().map(|k| k.name()).collect::<Vec<_>>().join("; ")),
+    };
+    format!("# {}\n\n{}\n\n{states}{}", r.id, r.summary, r.doc())
 }
 
 pub fn write_rule_docs(dir: &Path) -> Result<()> {

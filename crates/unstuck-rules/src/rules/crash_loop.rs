@@ -1,7 +1,7 @@
 use super::{event_evidence, pod_events_with};
 use crate::stuck::RESTARTING;
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -29,13 +29,11 @@ declare_rule! {
         summary: "A container keeps crashing and restarting",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::CrashLoop],
     };
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    if sp.state != StuckState::CrashLoop {
-        return None;
-    }
     let pod = sp.pod;
     let mut evidence = Vec::new();
     let mut first = None;

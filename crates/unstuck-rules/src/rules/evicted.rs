@@ -1,6 +1,6 @@
 use crate::fix::Op;
 use crate::util::delete_pod;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -26,13 +26,11 @@ declare_rule! {
         summary: "The pod was evicted under node pressure and left behind",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::Evicted],
     };
 }
 
 fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    if sp.state != StuckState::Evicted {
-        return None;
-    }
     let pod = sp.pod;
     Some(Cause {
         severity: None,

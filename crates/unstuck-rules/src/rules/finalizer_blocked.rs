@@ -1,6 +1,6 @@
 use crate::fix::Op;
 use crate::util::{clear_finalizers, sh};
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -31,12 +31,13 @@ declare_rule! {
         summary: "Terminating pod held only by finalizers whose controller does not remove them",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::Terminating],
     };
 }
 
 fn check(_cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
-    if !sp.state.is_terminating() || pod.metadata.finalizers.is_empty() {
+    if pod.metadata.finalizers.is_empty() {
         return None;
     }
     let all_terminated = !pod.status.container_statuses.is_empty()

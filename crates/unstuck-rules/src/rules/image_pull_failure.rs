@@ -1,6 +1,6 @@
 use super::{event_evidence, logs_evidence, pod_events_with, pod_hits};
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod, StuckState};
 
 declare_rule! {
     /// ## What it detects
@@ -29,6 +29,7 @@ declare_rule! {
         summary: "An image cannot be pulled",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::ImagePull, StateKind::Creating],
     };
 }
 

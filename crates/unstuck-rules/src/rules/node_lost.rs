@@ -1,6 +1,6 @@
 use super::{confirmed_down, finish_deletion, out_of_service, replace_node, role_labels};
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -50,6 +50,7 @@ declare_rule! {
         summary: "The node's kubelet stopped reporting; nothing completes the pod's deletion or start",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: StateKind::ANY,
         node_check: node_check,
     };
 }

@@ -1,6 +1,6 @@
 use super::{event_evidence, logs_evidence, pod_hits};
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -31,13 +31,11 @@ declare_rule! {
         summary: "A container is killed for exceeding its memory limit",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: StateKind::RESTARTING,
     };
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    if !matches!(sp.state, StuckState::CrashLoop | StuckState::Waiting(_)) {
-        return None;
-    }
     let pod = sp.pod;
     let oom: Vec<_> = pod
         .status

@@ -1,6 +1,6 @@
 use super::{cordon, finish_deletion, logs_evidence, replace_node, role_labels};
 use crate::text_signals::text_evidence;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod, StuckState};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod, StuckState};
 
 declare_rule! {
     /// ## What it detects
@@ -40,6 +40,7 @@ declare_rule! {
         summary: "The node ran out of PIDs/threads; the runtime cannot fork to create or kill containers",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::Terminating, StateKind::Creating, StateKind::CrashLoop, StateKind::Waiting],
         node_check: node_check,
     };
 }
@@ -65,9 +66,6 @@ fn near_limit(h: &NodeHealth<'_>) -> Option<Evidence> {
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     // A crash-looping pod counts only when its own failure says it could not fork.
     let crash = matches!(sp.state, StuckState::CrashLoop | StuckState::Waiting(_));
-    if !(sp.state.is_terminating() || sp.state.is_creating() || crash) {
-        return None;
-    }
     let node = sp.pod.spec.node_name.as_str();
     let h = cx.node_health(node)?;
     let (hits, pressure) = signals(h);

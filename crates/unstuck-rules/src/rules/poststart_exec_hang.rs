@@ -1,6 +1,6 @@
 use super::finish_deletion;
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -43,14 +43,12 @@ declare_rule! {
         summary: "postStart exec hook hung in a shared-PID pod on Docker; later containers never start",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::Terminating, StateKind::Creating],
     };
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
-    if !(sp.state.is_terminating() || sp.state.is_creating()) {
-        return None;
-    }
     if let Some(c) = killed_hook(cx, sp) {
         return Some(c);
     }

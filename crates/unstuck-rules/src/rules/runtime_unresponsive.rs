@@ -1,7 +1,7 @@
 use super::{
     cordon, event_evidence, finish_deletion, logs_evidence, pod_events_with, pod_hits, replace_node, role_labels,
 };
-use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -43,6 +43,7 @@ declare_rule! {
         summary: "The container runtime does not answer the kubelet (PLEG unhealthy, deadline exceeded)",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::Terminating, StateKind::Creating],
         node_check: node_check,
     };
 }
@@ -101,9 +102,6 @@ fn restart_runtime(node: &str, runtime: &str) -> StepDraft {
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    if !(sp.state.is_terminating() || sp.state.is_creating()) {
-        return None;
-    }
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
     let h = cx.node_health(node)?;

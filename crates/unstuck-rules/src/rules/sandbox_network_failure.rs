@@ -1,7 +1,7 @@
 use super::{event_evidence, logs_evidence, pod_events_with, pod_hits};
 use crate::fix::Op;
 use crate::util::{delete_pod, sh};
-use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -30,6 +30,7 @@ declare_rule! {
         summary: "The pod sandbox / CNI network cannot be set up",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::Creating, StateKind::Terminating],
         node_check: node_check,
     };
 }
@@ -70,9 +71,6 @@ pub(crate) fn cni_teardown_events<'a>(cx: &Cx<'a>, pod: &unstuck_model::Pod) -> 
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    if !sp.state.is_creating() && !matches!(sp.state, crate::StuckState::Terminating) {
-        return None;
-    }
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
     // NetworkNotReady: the kubelet's event on a pod waiting for the node's network plugin.

@@ -1,6 +1,6 @@
 use super::finish_deletion;
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -37,6 +37,7 @@ declare_rule! {
         summary: "Stuck, and the evidence points nowhere; lists what was checked",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: StateKind::ANY,
     };
 }
 
@@ -192,16 +193,8 @@ const WORDS: &[(&str, &[&str])] = &[
 /// `state`: a pointer for a lead no signature matched.
 pub fn words_point_at(line: &str, state: &crate::StuckState) -> Option<(&'static str, Vec<&'static str>)> {
     let lower = line.to_ascii_lowercase();
-    // The states each rule's check accepts (the gate at the top of its `check`; kept in step by hand).
-    let restarting = matches!(state, crate::StuckState::CrashLoop | crate::StuckState::Waiting(_));
-    let fits = |rule: &str| match rule {
-        "volume-unmount-hang" | "finalizer-blocked" => state.is_terminating(),
-        "volume-mount-failure" | "sandbox-network-failure" | "image-pull-failure" => state.is_creating(),
-        "runtime-unresponsive" | "poststart-exec-hang" => state.is_terminating() || state.is_creating(),
-        "pid-exhaustion" => state.is_terminating() || state.is_creating() || restarting,
-        "crash-loop" => *state == crate::StuckState::CrashLoop,
-        _ => restarting,
-    };
+    // Only rules that explain the pod's state (each rule declares them; the engine gates its check on them).
+    let fits = |rule: &str| crate::rule(rule).is_some_and(|r| r.explains(state));
     let mut best: Option<(&'static str, Vec<&'static str>)> = None;
     for &(rule, words) in WORDS {
         if !fits(rule) {
@@ -224,8 +217,22 @@ fn has_word(text: &str, word: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::words_point_at;
-    use crate::StuckState;
+    use super::{words_point_at, WORDS};
+    use crate::{Check, StuckState};
+
+    #[test]
+    fn pod_rules_declare_the_states_they_explain_and_the_pointer_names_rules() {
+        for r in crate::catalog() {
+            match r.check {
+                Check::Pod(_) => assert!(!r.explains.is_empty(), "{}: a pod rule explains some state", r.id),
+                Check::Workload(_) | Check::Node(_) => assert!(r.explains.is_empty(), "{}", r.id),
+            }
+        }
+        for (rule, words) in WORDS {
+            let r = crate::rule(rule).unwrap_or_else(|| panic!("{rule}: no such rule"));
+            assert!(matches!(r.check, Check::Pod(_)) && !words.is_empty(), "{rule}");
+        }
+    }
 
     #[test]
     fn a_lead_points_at_the_rule_whose_words_it_holds() {

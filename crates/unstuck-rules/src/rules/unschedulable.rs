@@ -1,6 +1,6 @@
 use super::{event_evidence, pod_events_with};
 use crate::util::{sh, OUT_OF_SERVICE};
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod, StuckState};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -24,13 +24,11 @@ declare_rule! {
         summary: "No node can take the pod",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::Unschedulable],
     };
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    if sp.state != StuckState::Unschedulable {
-        return None;
-    }
     let pod = sp.pod;
     let mut evidence = Vec::new();
     if let Some(c) = pod.condition("PodScheduled") {

@@ -1,6 +1,6 @@
 use super::{event_evidence, logs_evidence, pod_events_with, pod_hits};
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -30,13 +30,11 @@ declare_rule! {
         summary: "A volume cannot be attached or mounted; the containers wait for it",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::Creating],
     };
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    if !sp.state.is_creating() {
-        return None;
-    }
     let pod = sp.pod;
     // The kubelet's and the attach/detach controller's reasons (FailedMapVolume: raw block volumes).
     let events = pod_events_with(cx, pod, &["FailedMount", "FailedAttachVolume", "FailedMapVolume"], None);

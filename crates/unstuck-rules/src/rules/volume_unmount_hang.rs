@@ -1,6 +1,6 @@
 use super::{finish_deletion, logs_evidence, pod_hits, replace_node, role_labels};
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -39,6 +39,7 @@ declare_rule! {
         summary: "The pod's volumes cannot be unmounted (hung NFS / busy device); the kubelet cannot finish",
         scope: Scope::Pod,
         check: Check::Pod(check),
+        explains: &[StateKind::Terminating],
         node_check: node_check,
     };
 }
@@ -70,9 +71,6 @@ fn still_mounted(cx: &Cx<'_>, pod: &unstuck_model::Pod) -> Vec<Evidence> {
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
-    if !sp.state.is_terminating() {
-        return None;
-    }
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
     let own = pod_hits(cx, pod, RULE.id);
