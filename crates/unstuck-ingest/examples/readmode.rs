@@ -1,55 +1,58 @@
-//! Scratch: read every file under DIR in parallel with read() into a reused buffer or mmap(+populate).
+//! How fast can node logs be brought into memory at all: every file under DIR, on every core, read into a
+//! reused buffer (what the scan does), mapped, or mapped with MAP_POPULATE, each followed by one cheap pass
+//! (counting newlines). BENCHMARKS.md (session 17) records the figures.
+//!     cargo run --release -p unstuck-ingest --example readmode -- DIR read|mmap|populate|copy-only
 use rayon::prelude::*;
 use std::io::Read;
+use std::path::{Path, PathBuf};
+
 fn main() {
-    let a: Vec<String> = std::env::args().collect();
-    let dir = &a[1];
-    let mode = a[2].clone();
+    let mut args = std::env::args().skip(1);
+    let (Some(dir), Some(mode)) = (args.next(), args.next()) else {
+        eprintln!("usage: readmode DIR read|mmap|populate|copy-only");
+        std::process::exit(2);
+    };
     let mut files = Vec::new();
-    for e in walk(std::path::Path::new(dir)) {
-        files.push(e);
-    }
+    walk(Path::new(&dir), &mut files).unwrap_or_else(|e| panic!("{dir}: {e}"));
     for _ in 0..3 {
         let t = std::time::Instant::now();
         let n: usize = files
             .par_iter()
             .map_init(Vec::new, |buf: &mut Vec<u8>, p| {
-                let mut f = std::fs::File::open(p).unwrap();
+                let mut f = std::fs::File::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                // SAFETY (maps): read-only maps of files nobody writes while this runs.
                 match mode.as_str() {
-                    "read" => {
+                    "read" | "copy-only" => {
                         buf.clear();
-                        f.read_to_end(buf).unwrap();
-                        memchr::memchr_iter(b'\n', buf).count()
+                        f.read_to_end(buf).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                        if mode == "read" {
+                            memchr::memchr_iter(b'\n', buf).count()
+                        } else {
+                            buf.len()
+                        }
                     }
-                    "mmap" => {
-                        let m = unsafe { memmap2::Mmap::map(&f) }.unwrap();
-                        memchr::memchr_iter(b'\n', &m).count()
-                    }
+                    "mmap" => memchr::memchr_iter(b'\n', &unsafe { memmap2::Mmap::map(&f) }.unwrap()).count(),
                     "populate" => {
-                        let m = unsafe { memmap2::MmapOptions::new().populate().map(&f) }.unwrap();
-                        memchr::memchr_iter(b'\n', &m).count()
+                        memchr::memchr_iter(b'\n', &unsafe { memmap2::MmapOptions::new().populate().map(&f) }.unwrap())
+                            .count()
                     }
-                    _ => {
-                        buf.clear();
-                        f.read_to_end(buf).unwrap();
-                        buf.len()
-                    }
+                    m => panic!("unknown mode {m}"),
                 }
             })
             .sum();
-        eprintln!("{mode}: {n} in {:?}", t.elapsed());
+        eprintln!("{mode}: {n} ({} files) in {:?}", files.len(), t.elapsed());
     }
 }
-fn walk(p: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut v = Vec::new();
-    for e in std::fs::read_dir(p).unwrap() {
-        let e = e.unwrap();
-        let t = e.file_type().unwrap();
+
+fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(p)? {
+        let e = e?;
+        let t = e.file_type()?;
         if t.is_dir() {
-            v.extend(walk(&e.path()))
+            walk(&e.path(), out)?;
         } else if t.is_file() {
-            v.push(e.path())
+            out.push(e.path());
         }
     }
-    v
+    Ok(())
 }
