@@ -489,6 +489,37 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
 mod tests {
     use super::rotation_base;
 
+    /// The second scan (leads) asks for some nodes only: a dump's `_nodes/` is read for those alone.
+    #[test]
+    fn scan_nodes_dir_reads_only_the_nodes_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = "Jun  3 06:00:00 NODE kubelet[2231]: E0603 06:00:00.000000    2231 kubelet.go:2453] \"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active 4m0s ago; threshold is 3m0s\"\n";
+        for n in ["node-a", "node-b", "node-c"] {
+            let d = dir.path().join("_nodes").join(n);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("kubelet.log"), line.replace("NODE", n)).unwrap();
+        }
+        let scanned = |nodes: Option<&[&str]>| {
+            let opts = crate::Options {
+                log_nodes: nodes.map(|v| v.iter().map(|s| s.to_string()).collect()),
+                ..Default::default()
+            };
+            let mut got: Vec<(String, usize)> = super::scan_nodes_dir(&dir.path().join("_nodes"), dir.path(), &opts)
+                .unwrap()
+                .into_iter()
+                .map(|f| (f.node, f.hits.len()))
+                .collect();
+            got.sort();
+            got
+        };
+        let all = scanned(None);
+        assert_eq!(all.len(), 3, "{all:?}");
+        assert!(all.iter().all(|(_, hits)| *hits > 0), "the line is a signature's: {all:?}");
+        assert_eq!(scanned(Some(&["node-b"])), vec![("node-b".to_string(), all[1].1)]);
+        assert_eq!(scanned(Some(&["node-c", "node-x"])).len(), 1);
+        assert!(scanned(Some(&[])).is_empty());
+    }
+
     #[test]
     fn rotations_share_their_log() {
         for (file, base) in [
