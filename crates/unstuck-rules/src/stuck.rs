@@ -52,6 +52,39 @@ impl StateKind {
     /// Restarting or waiting to start again: `CrashLoopBackOff` or another waiting reason.
     pub const RESTARTING: &'static [StateKind] = &[StateKind::CrashLoop, StateKind::Waiting];
 
+    /// The kind of a STATUS as `kubectl get pods` prints it (`Terminating`, `ContainerCreating`,
+    /// `Init:0/1`, `ImagePullBackOff`, `CrashLoopBackOff`, `Pending`, `Evicted`, …; any case). Another
+    /// waiting reason (`CreateContainerConfigError`, `Unknown`, …) is `Waiting`; `None` for a status that
+    /// is no stuck state (`Running`, `Completed`, `Succeeded`, empty).
+    pub fn of_status(status: &str) -> Option<StateKind> {
+        let s = status.trim();
+        // `Init:N/M` is an init container at work; `Init:CrashLoopBackOff` or `Init:ErrImagePull` is one
+        // stuck, which reads as that reason.
+        let s = match s.get(..5).filter(|p| p.eq_ignore_ascii_case("init:")) {
+            Some(_) if s[5..].starts_with(|c: char| c.is_ascii_digit()) => "PodInitializing",
+            Some(_) => &s[5..],
+            None => s,
+        };
+        let is = |w: &str| s.eq_ignore_ascii_case(w);
+        Some(if s.is_empty() || ["Running", "Completed", "Succeeded"].iter().any(|w| is(w)) {
+            return None;
+        } else if is("Terminating") {
+            StateKind::Terminating
+        } else if is("ContainerCreating") || is("PodInitializing") {
+            StateKind::Creating
+        } else if IMAGE_PULL.iter().any(|w| is(w)) {
+            StateKind::ImagePull
+        } else if self::RESTARTING.iter().any(|w| is(w)) {
+            StateKind::CrashLoop
+        } else if is("Pending") || is("Unschedulable") {
+            StateKind::Unschedulable
+        } else if is("Evicted") {
+            StateKind::Evicted
+        } else {
+            StateKind::Waiting
+        })
+    }
+
     /// As the rule pages name it.
     pub fn name(self) -> &'static str {
         match self {
@@ -225,4 +258,34 @@ pub(crate) const RESTARTING: [&str; 2] = ["CrashLoopBackOff", "PostStartHookErro
 /// A container terminated for a reason other than completing, that has restarted before.
 pub(crate) fn between_restarts(c: &unstuck_model::ContainerStatus) -> bool {
     c.restart_count > 0 && c.state.terminated.as_ref().is_some_and(|t| t.reason != "Completed" || t.exit_code != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StateKind;
+
+    #[test]
+    fn a_kubectl_status_has_its_kind() {
+        for (status, kind) in [
+            ("Terminating", Some(StateKind::Terminating)),
+            ("ContainerCreating", Some(StateKind::Creating)),
+            ("Init:0/2", Some(StateKind::Creating)),
+            ("Init:CrashLoopBackOff", Some(StateKind::CrashLoop)),
+            ("init:ErrImagePull", Some(StateKind::ImagePull)),
+            ("Init:", None),
+            ("PodInitializing", Some(StateKind::Creating)),
+            ("ErrImagePull", Some(StateKind::ImagePull)),
+            ("imagepullbackoff", Some(StateKind::ImagePull)),
+            ("CrashLoopBackOff", Some(StateKind::CrashLoop)),
+            ("Pending", Some(StateKind::Unschedulable)),
+            ("Evicted", Some(StateKind::Evicted)),
+            ("CreateContainerConfigError", Some(StateKind::Waiting)),
+            ("Unknown", Some(StateKind::Waiting)),
+            (" Running ", None),
+            ("Completed", None),
+            ("", None),
+        ] {
+            assert_eq!(StateKind::of_status(status), kind, "{status:?}");
+        }
+    }
 }

@@ -245,7 +245,13 @@ pub enum Cmd {
         live: LiveArgs,
     },
     /// List the rule catalog.
-    Rules,
+    Rules {
+        /// Only the rules that can explain a pod in this STATUS, as `kubectl get pods` prints it
+        /// (`Terminating`, `ContainerCreating`, `Init:0/1`, `ImagePullBackOff`, `CrashLoopBackOff`, `Pending`,
+        /// `Evicted`, `CreateContainerConfigError`…), in the order they are tried.
+        #[arg(long, value_name = "STATUS")]
+        state: Option<String>,
+    },
     /// Print a rule's documentation.
     Explain {
         #[arg(value_name = "RULE")]
@@ -473,9 +479,15 @@ pub fn run(cli: Cli) -> Result<u8> {
             };
             crate::serve::run(a, &live)
         }
-        Cmd::Rules => {
+        Cmd::Rules { state } => {
+            let kind = match state.as_deref() {
+                None => None,
+                Some(st) => Some(unstuck_rules::StateKind::of_status(st).with_context(|| {
+                    format!("--state {st:?}: not a stuck state (Terminating, ContainerCreating, CrashLoopBackOff, …)")
+                })?),
+            };
             let mut s = String::new();
-            for r in unstuck_rules::catalog() {
+            for r in unstuck_rules::catalog().iter().filter(|r| kind.is_none_or(|k| r.explains.contains(&k))) {
                 s.push_str(&format!("{:<32} {:<9} {}\n", r.id, r.scope_name(), r.summary));
             }
             emit(&s)?;

@@ -137,6 +137,24 @@ fn rules_and_explain() {
     for r in unstuck_rules::catalog() {
         assert!(out.contains(r.id));
     }
+    // By the STATUS kubectl prints: only the rules that explain it, in the order they are tried.
+    let (code, out, _) = run(&["rules", "--state", "Terminating"]);
+    assert_eq!(code, 0);
+    let ids: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert_eq!(ids.first(), Some(&"finalizer-blocked"), "{out}");
+    for want in ["volume-unmount-hang", "runtime-unresponsive", "sandbox-network-failure", "stuck-unknown"] {
+        assert!(ids.contains(&want), "{want} explains Terminating pods:\n{out}");
+    }
+    for not in ["crash-loop", "image-pull-failure", "volume-mount-failure", "rollout-blocked-by-terminating"] {
+        assert!(!ids.contains(&not), "{not} does not explain a Terminating pod:\n{out}");
+    }
+    let (_, out, _) = run(&["rules", "--state", "Init:0/1"]);
+    assert!(out.contains("volume-mount-failure") && !out.contains("volume-unmount-hang"), "{out}");
+    let (_, out, _) = run(&["rules", "--state", "imagepullbackoff"]);
+    assert!(out.starts_with("node-lost") && out.contains("image-pull-failure") && !out.contains("crash-loop"), "{out}");
+    let (code, _, err) = run(&["rules", "--state", "Running"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--state \"Running\": not a stuck state"), "{err}");
     let (code, out, _) = run(&["explain", "poststart-exec-hang"]);
     assert_eq!(code, 0);
     assert!(out.contains("## Remediation") && out.contains("kubernetes#92214"));
