@@ -74,7 +74,7 @@ impl StateKind {
             StateKind::Creating
         } else if IMAGE_PULL.iter().any(|w| is(w)) {
             StateKind::ImagePull
-        } else if self::RESTARTING.iter().any(|w| is(w)) {
+        } else if RESTART_REASONS.iter().any(|w| is(w)) {
             StateKind::CrashLoop
         } else if is("Pending") || is("Unschedulable") {
             StateKind::Unschedulable
@@ -192,7 +192,7 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     let created = pod.metadata.creation_timestamp;
     // Waiting reasons that are bad at any age.
     let reasons: Vec<&str> = waiting_reasons(pod).collect();
-    if reasons.iter().any(|r| RESTARTING.contains(r)) {
+    if reasons.iter().any(|r| RESTART_REASONS.contains(r)) {
         return mk(StuckState::CrashLoop, pod.status.start_time.or(created));
     }
     if let Some(r) = reasons.iter().find(|r| IMAGE_PULL.contains(r)) {
@@ -253,7 +253,7 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
 
 /// Waiting reasons of a container the kubelet keeps restarting: `CrashLoopBackOff`, and
 /// `PostStartHookError` (killed because its postStart hook failed, restarted with the same back-off).
-pub(crate) const RESTARTING: [&str; 2] = ["CrashLoopBackOff", "PostStartHookError"];
+pub(crate) const RESTART_REASONS: [&str; 2] = ["CrashLoopBackOff", "PostStartHookError"];
 
 /// A container terminated for a reason other than completing, that has restarted before.
 pub(crate) fn between_restarts(c: &unstuck_model::ContainerStatus) -> bool {

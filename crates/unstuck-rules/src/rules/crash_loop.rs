@@ -1,5 +1,5 @@
 use super::{event_evidence, pod_events_with};
-use crate::stuck::RESTARTING;
+use crate::stuck::RESTART_REASONS;
 use crate::util::sh;
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
@@ -42,7 +42,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let hooks = pod_events_with(cx, pod, &["FailedPostStartHook"], None);
     let mut hook = !hooks.is_empty();
     for c in pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses) {
-        if let Some(w) = c.state.waiting.as_ref().filter(|w| RESTARTING.contains(&w.reason.as_str())) {
+        if let Some(w) = c.state.waiting.as_ref().filter(|w| RESTART_REASONS.contains(&w.reason.as_str())) {
             hook |= w.reason == "PostStartHookError";
             first.get_or_insert(c.name.clone());
             let last = c
