@@ -95,10 +95,7 @@ pub(crate) fn add(
         // Where to look next: the rule whose words the shown lines hold most of (no diagnosis: no
         // signature matched them).
         let pointer = state.as_ref().and_then(|st| {
-            shown
-                .iter()
-                .filter_map(|h| unstuck_rules::rules::stuck_unknown::words_point_at(&h.text, st))
-                .max_by(|a, b| a.1.len().cmp(&b.1.len()).then_with(|| b.0.cmp(a.0)))
+            unstuck_rules::rules::stuck_unknown::lines_point_at(shown.iter().map(|h| h.text.as_str()), st)
         });
         if let Some((rule, words)) = &pointer {
             f.summary.push_str(&format!(

@@ -828,13 +828,7 @@ fn corpus_recall_and_look_alikes() {
         assert!(misses.len() <= allowed, "{} misses in the {o} split", misses.len());
         return;
     }
-    let path = common::root().join("docs/accuracy.md");
-    if std::env::var_os("UNSTUCK_BLESS").is_some() {
-        std::fs::write(&path, &doc).unwrap();
-    } else {
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(have == doc, "docs/accuracy.md is out of date: UNSTUCK_BLESS=1 cargo test -p unstuck --test corpus");
-    }
+    bless_or_check("docs/accuracy.md", &doc);
     // Tuning: every case (less the known misses, none now).
     assert!(
         totals[0].ok + TUNING_KNOWN_MISSES >= totals[0].n,
@@ -872,6 +866,17 @@ fn partial_evidence_does_not_trigger() {
     assert_eq!(o.got, "crash-loop", "another cgroup's refused fork");
 }
 
+/// Write a generated document with `UNSTUCK_BLESS=1`, else fail when the committed one differs.
+fn bless_or_check(rel: &str, doc: &str) {
+    let path = common::root().join(rel);
+    if std::env::var_os("UNSTUCK_BLESS").is_some() {
+        std::fs::write(&path, doc).unwrap();
+    } else {
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(have == doc, "{rel} is out of date: UNSTUCK_BLESS=1 cargo test -p unstuck --test corpus");
+    }
+}
+
 /// The lead pointer (a `stuck-unknown` lead's "their words point at RULE") on the field's own lines: for
 /// each case whose evidence is node log text about a pod in a stuck state, where the pointer would send a
 /// reader if no signature had matched the text. Right: the case's rule; wrong: another rule; silent: none.
@@ -879,14 +884,13 @@ fn partial_evidence_does_not_trigger() {
 /// tuning split only.
 #[test]
 fn lead_pointer_on_the_fields_lines() {
-    use unstuck_rules::rules::stuck_unknown::words_point_at;
+    use unstuck_rules::rules::stuck_unknown::lines_point_at;
     use unstuck_rules::StuckState;
     let split = load_split();
     let only = std::env::var("UNSTUCK_CORPUS_SPLIT").ok();
     // Per split: right, wrong, silent; per rule the same for the tuning split and held-out.
     let mut tally = [[0usize; 3]; 2];
     let mut per_rule: BTreeMap<String, [[usize; 3]; 2]> = BTreeMap::new();
-    let mut wrong = Vec::new();
     for (_, c) in load_cases() {
         if c.expect == "none" || !LOG_FILES.contains(&c.where_.as_str()) {
             continue;
@@ -903,19 +907,13 @@ fn lead_pointer_on_the_fields_lines() {
         if only.as_deref().is_some_and(|o| o != split[&c.id]) {
             continue;
         }
-        // As leads choose among their lines: the most words, ties to the rule whose id sorts first.
-        let best = c
-            .text
-            .lines()
-            .filter_map(|l| words_point_at(l, &state))
-            .max_by(|a, b| a.1.len().cmp(&b.1.len()).then_with(|| b.0.cmp(a.0)));
-        let o = match &best {
-            Some((r, _)) if *r == c.expect => 0,
+        // Chosen among the lines as leads choose.
+        let o = match lines_point_at(c.text.lines(), &state) {
+            Some((r, _)) if r == c.expect => 0,
             Some((r, words)) => {
                 if k == 0 {
                     eprintln!("POINTER {} ({}) -> {r} by {words:?}", c.id, c.state);
                 }
-                wrong.push((c.id.clone(), k));
                 1
             }
             None => {
@@ -963,16 +961,7 @@ fn lead_pointer_on_the_fields_lines() {
     for (rule, t) in &per_rule {
         doc.push_str(&format!("| `{rule}` | {} | {} |\n", cell(t[0]), cell(t[1])));
     }
-    let path = common::root().join("docs/lead-pointer.md");
-    if std::env::var_os("UNSTUCK_BLESS").is_some() {
-        std::fs::write(&path, &doc).unwrap();
-    } else {
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            have == doc,
-            "docs/lead-pointer.md is out of date: UNSTUCK_BLESS=1 cargo test -p unstuck --test corpus"
-        );
-    }
+    bless_or_check("docs/lead-pointer.md", &doc);
     // Far more right than wrong, on the split the words were tuned on.
     assert!(tally[0][0] >= 4 * tally[0][1], "lead pointer on the tuning split: {}", cell(tally[0]));
 }

@@ -291,6 +291,18 @@ pub fn words_point_at(line: &str, state: &crate::StuckState) -> Option<(&'static
     best
 }
 
+/// Where a pod's lead lines point together: the line whose words point at a rule with the most words
+/// (ties: the rule whose id sorts first).
+pub fn lines_point_at<'l>(
+    lines: impl IntoIterator<Item = &'l str>,
+    state: &crate::StuckState,
+) -> Option<(&'static str, Vec<&'static str>)> {
+    lines
+        .into_iter()
+        .filter_map(|l| words_point_at(l, state))
+        .max_by(|a, b| a.1.len().cmp(&b.1.len()).then_with(|| b.0.cmp(a.0)))
+}
+
 /// `word` in `text` as a word of its own (not inside `kuberuntime_container` or `pulling`).
 fn has_word(text: &str, word: &str) -> bool {
     let edge = |c: Option<u8>| !c.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_');
