@@ -4,6 +4,8 @@ use aho_corasick::{packed, AhoCorasick, MatchKind};
 use serde::Deserialize;
 use unstuck_model::Severity;
 
+use crate::finder::{self, Searched};
+
 /// Where a signal applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -80,8 +82,7 @@ impl Catalog {
                 .map_err(|e| SignatureError::Parse { file: "catalog".into(), msg: e.to_string() })
         };
         let patterns: Vec<&str> = sigs.iter().map(|s| s.pattern.as_str()).collect();
-        let anchored: Vec<&str> = sigs.iter().map(|s| s.anchor.as_deref().unwrap_or(s.pattern.as_str())).collect();
-        let lits = finder_literals(&anchored, &sigs.iter().map(|s| s.anchor.is_some()).collect::<Vec<_>>());
+        let lits = finder::literals(&searched(&sigs));
         // Teddy past aho-corasick's own 64-literal heuristic (it takes up to 128): slim Teddy with a few
         // literals per bucket stays several times faster than the automaton it would fall back to.
         let teddy = packed::Config::new()
@@ -126,15 +127,15 @@ impl Catalog {
 
     /// The literals the line finder searches for (anchors and rarest parts), for diagnostics.
     pub fn finder_literals(&self) -> Vec<String> {
-        let anchored: Vec<&str> = self.sigs.iter().map(|s| s.anchor.as_deref().unwrap_or(s.pattern.as_str())).collect();
-        let mut v: Vec<String> =
-            finder_literals(&anchored, &self.sigs.iter().map(|s| s.anchor.is_some()).collect::<Vec<_>>())
-                .into_iter()
-                .map(String::from)
-                .collect();
+        let mut v: Vec<String> = finder::literals(&self.searched()).into_iter().map(String::from).collect();
         v.sort();
         v.dedup();
         v
+    }
+
+    /// What the line finder searches each signature by: its anchor, else its pattern.
+    pub(crate) fn searched(&self) -> Vec<Searched<'_>> {
+        searched(&self.sigs)
     }
 
     /// Every pattern literal, one per line (what `rg -F -f` would be given).
@@ -165,77 +166,14 @@ impl Finder {
     }
 }
 
-/// How common a byte is in log text (higher: more common), for choosing where a finder literal starts.
-fn commonness(b: u8) -> u32 {
-    match b {
-        b' ' => 10,
-        b'e' | b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' | b'h' | b'l' | b'd' | b'c' | b'u' | b'0'..=b'9' => 8,
-        b':' | b'.' | b'-' | b'"' | b'=' | b'/' | b'_' | b',' => 7,
-        b'a'..=b'z' => 6,
-        b'A'..=b'Z' => 4,
-        _ => 3,
-    }
+fn searched(sigs: &[Signature]) -> Vec<Searched<'_>> {
+    sigs.iter()
+        .map(|s| Searched { id: &s.id, text: s.anchor.as_deref().unwrap_or(&s.pattern), anchored: s.anchor.is_some() })
+        .collect()
 }
 
-/// Teddy looks at a literal's first 4 bytes.
-const FINGERPRINT: usize = 4;
-/// A finder literal keeps at least this much of its pattern, so that it stays specific.
-const MIN_LITERAL: usize = 8;
-/// Teddy's buckets when it has at most 32 literals (it assigns literal `i` to bucket `7 - i % 8`).
-const BUCKETS: usize = 8;
-
-/// The literals the line finder searches for. Any substring of a pattern finds every line holding
-/// the pattern (each found line is then checked against the whole patterns), so each pattern is
-/// searched from where its first bytes are rarest in log text, and alike literals share a bucket of the
-/// SIMD searcher (Teddy), which then raises fewer false candidates: the scan runs ~40% faster than with
-/// the patterns as given (BENCHMARKS.md). Which lines match is unchanged; only speed depends on this.
-fn finder_literals<'p>(patterns: &[&'p str], anchored: &[bool]) -> Vec<&'p str> {
-    let mut lits: Vec<&str> = patterns
-        .iter()
-        .enumerate()
-        .map(|(k, p)| {
-            // An anchor keeps at least its shorter length; a pattern at least MIN_LITERAL bytes.
-            let keep = if anchored.get(k).copied().unwrap_or(false) { MIN_LITERAL.min(p.len()) } else { MIN_LITERAL };
-            let b = p.as_bytes();
-            let last = b.len().saturating_sub(keep.max(FINGERPRINT));
-            let start = (0..=last)
-                .filter(|&i| p.is_char_boundary(i) && i + FINGERPRINT <= b.len())
-                .min_by_key(|&i| (b[i..i + FINGERPRINT].iter().map(|&c| commonness(c)).sum::<u32>(), i))
-                .unwrap_or(0);
-            &p[start..]
-        })
-        .collect();
-    lits.sort_unstable();
-    lits.dedup();
-    // A literal holding another finds nothing more.
-    let all = lits.clone();
-    lits.retain(|l| !all.iter().any(|o| o != l && l.contains(o)));
-    // Slim Teddy has 8 buckets; past 32 literals, fat Teddy has 16.
-    let buckets = if lits.len() > 4 * BUCKETS { 2 * BUCKETS } else { BUCKETS };
-    if lits.len().div_ceil(buckets) * buckets > MAX_LITERALS {
-        return lits;
-    }
-    // Sorted neighbours (alike first bytes) into the same bucket: literal j of the sorted list goes to
-    // position k * buckets + g (group g, k-th in it), holes repeating the group's previous literal.
-    let per = lits.len().div_ceil(buckets);
-    let mut slots: Vec<Option<&str>> = vec![None; per * buckets];
-    for (j, lit) in lits.iter().enumerate() {
-        slots[(j % per) * buckets + j / per] = Some(lit);
-    }
-    let mut out: Vec<&str> = Vec::with_capacity(slots.len());
-    for i in 0..slots.len() {
-        let g = i % buckets;
-        let fill = slots[i].or_else(|| (g..i).step_by(buckets).rev().find_map(|k| slots[k])).unwrap_or(lits[0]);
-        out.push(fill);
-    }
-    out
-}
-
-/// A shared anchor is chosen by hand to be rare in healthy logs; it may be shorter than [`MIN_LITERAL`].
+/// A shared anchor is chosen by hand to be rare in healthy logs; it may be shorter than a pattern's literal (8 bytes).
 const MIN_ANCHOR: usize = 4;
-
-/// The most literals aho-corasick's packed searcher takes.
-const MAX_LITERALS: usize = 128;
 
 fn parse(file: &str, text: &str) -> Result<Vec<Signature>, SignatureError> {
     let sigs: Vec<Signature> =
@@ -271,6 +209,7 @@ fn parse(file: &str, text: &str) -> Result<Vec<Signature>, SignatureError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finder::{MAX_LITERALS, MIN_LITERAL};
 
     #[test]
     fn min_count_and_every_pod_are_checked() {
@@ -319,9 +258,8 @@ mod tests {
     fn every_pattern_holds_a_finder_literal() {
         let c = Catalog::builtin();
         let pats: Vec<&str> = c.signatures().iter().map(|s| s.pattern.as_str()).collect();
-        let anchors: Vec<&str> = c.signatures().iter().map(|s| s.anchor.as_deref().unwrap_or(&s.pattern)).collect();
         let fixed: Vec<bool> = c.signatures().iter().map(|s| s.anchor.is_some()).collect();
-        let lits = finder_literals(&anchors, &fixed);
+        let lits = finder::literals(&c.searched());
         eprintln!("{} finder literals for {} signatures", lits.len(), pats.len());
         assert!(lits.len() <= MAX_LITERALS, "Teddy for the built-in catalog: {}", lits.len());
         for (k, p) in pats.iter().enumerate() {
@@ -333,12 +271,15 @@ mod tests {
         assert!(lits.iter().all(|l| pats.iter().any(|p| p.contains(l))));
         // Odd shapes: short, multibyte, many.
         let odd = ["abcd", "äöü-fehler", "x".repeat(40).leak()];
-        for p in finder_literals(&odd, &[]) {
+        let plain = |ps: &[&'static str]| -> Vec<Searched<'static>> {
+            ps.iter().map(|&text| Searched { id: "user", text, anchored: false }).collect()
+        };
+        for p in finder::literals(&plain(&odd)) {
             assert!(odd.iter().any(|o| o.contains(p)));
         }
         let many: Vec<String> = (0..50).map(|i| format!("pattern number {i:03}")).collect();
-        let many: Vec<&str> = many.iter().map(String::as_str).collect();
-        let got = finder_literals(&many, &[]);
+        let many: Vec<&'static str> = many.into_iter().map(|s| &*s.leak()).collect();
+        let got = finder::literals(&plain(&many));
         let mut uniq = got.clone();
         uniq.sort_unstable();
         uniq.dedup();
