@@ -92,9 +92,11 @@ impl<'de> Reader<'de> {
                 b' ' | b'\r' | b'\t' => self.i += 1,
                 b'\n' => {
                     self.i += 1;
-                    // Indentation: eight spaces at a time.
+                    // Indentation: up to eight spaces at a time, to the first byte that is not one.
                     while let Some(chunk) = b.get(self.i..self.i + 8) {
-                        if chunk != b"        " {
+                        let x = u64::from_le_bytes(chunk.try_into().unwrap_or_default()) ^ (ONES * u64::from(b' '));
+                        if x != 0 {
+                            self.i += (x.trailing_zeros() / 8) as usize;
                             break;
                         }
                         self.i += 8;
@@ -355,45 +357,77 @@ impl<'de> Reader<'de> {
         Ok(())
     }
 
-    /// Skip any value, checking it the way serde_json checks a value it ignores.
+    /// Skip any value, checking it the way serde_json checks a value it ignores: one loop over its
+    /// tokens, the open containers kept as bits (set: an object), without recursion.
     fn skip_value(&mut self) -> R<()> {
-        match self.next_non_ws()? {
-            b'"' => {
-                self.i += 1;
-                self.skip_string()
+        let base = self.depth;
+        let mut objects: u128 = 0;
+        loop {
+            // A value.
+            match self.next_non_ws()? {
+                b'"' => {
+                    self.i += 1;
+                    self.skip_string()?;
+                }
+                c @ (b'{' | b'[') => {
+                    self.i += 1;
+                    self.enter()?;
+                    let close = if c == b'{' { b'}' } else { b']' };
+                    if self.next_non_ws()? == close {
+                        self.i += 1;
+                        self.depth -= 1;
+                    } else {
+                        // At most MAX_DEPTH (< 128) levels are open: `enter` refuses deeper.
+                        let bit = 1u128 << (self.depth - base - 1);
+                        if c == b'{' {
+                            objects |= bit;
+                            self.member_key()?;
+                        } else {
+                            objects &= !bit;
+                        }
+                        continue;
+                    }
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                b'-' | b'0'..=b'9' => self.skip_number()?,
+                _ => return Err(Refused),
             }
-            b'{' => self.skip_members(b'}', |r| {
-                r.eat(b'"')?;
-                r.skip_string()?;
-                r.eat(b':')?;
-                r.skip_value()
-            }),
-            b'[' => self.skip_members(b']', Self::skip_value),
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
-            b'-' | b'0'..=b'9' => self.skip_number(),
-            _ => Err(Refused),
-        }
-    }
-
-    /// Skip an object or array from its opening byte: members separated by commas up to `close`.
-    fn skip_members(&mut self, close: u8, member: impl Fn(&mut Self) -> R<()>) -> R<()> {
-        self.i += 1;
-        self.enter()?;
-        if self.next_non_ws()? != close {
+            // After a value: closes, until a separator before the next value or the skipped value's end.
             loop {
-                member(self)?;
+                if self.depth == base {
+                    return Ok(());
+                }
+                let object = objects >> (self.depth - base - 1) & 1 == 1;
                 match self.next_non_ws()? {
-                    b',' => self.i += 1,
-                    c if c == close => break,
+                    b',' => {
+                        self.i += 1;
+                        if object {
+                            self.member_key()?;
+                        }
+                        break;
+                    }
+                    b'}' if object => {
+                        self.i += 1;
+                        self.depth -= 1;
+                    }
+                    b']' if !object => {
+                        self.i += 1;
+                        self.depth -= 1;
+                    }
                     _ => return Err(Refused),
                 }
             }
         }
-        self.i += 1;
-        self.depth -= 1;
-        Ok(())
+    }
+
+    /// A skipped member's key and colon.
+    #[inline(always)]
+    fn member_key(&mut self) -> R<()> {
+        self.eat(b'"')?;
+        self.skip_string()?;
+        self.eat(b':')
     }
 
     #[inline(always)]
@@ -694,6 +728,8 @@ mod tests {
             r#"{"list":["x","y"],"map":{"a":1,"b":-9223372036854775808},"u":null}"#,
             r#"{"skipped":{"a":[1,2.5e-3,-0.0,true,false,null,"\ud800",{"b":[]}]},"name":"é"}"#,
             "  {\"n\": 9223372036854775807}\r\n\t ",
+            r#"{"skipped":[{"a":[{},[],[[]]]},{"b":{"c":[1,{"d":null}],"e":{}}},"x",[{"f":[true]}]],"n":3}"#,
+            "{\"skipped\" : { \"a\" :\n  [ 1 ,\n 2 ] , \"b\" : { } } , \"name\" : \"z\" }",
             r#"{"u": 7}"#,
         ] {
             assert!(check::<S>(json), "refused {json:?}");
@@ -723,6 +759,16 @@ mod tests {
             r#"{"skipped":[1,]}"#,
             r#"{"skipped":{"a" 1}}"#,
             r#"{"skipped":tru}"#,
+            r#"{"skipped":[1}}"#,
+            r#"{"skipped":{"a":1]}"#,
+            r#"{"skipped":{"a":[1,{"b":2]}]}}"#,
+            r#"{"skipped":{"a":1,}}"#,
+            r#"{"skipped":{,"a":1}}"#,
+            r#"{"skipped":[,1]}"#,
+            r#"{"skipped":{"a":1"b":2}}"#,
+            r#"{"skipped":{1:2}}"#,
+            r#"{"skipped":[1 2]}"#,
+            r#"{"skipped":{"a":[[]]"#,
             r#"{"skipped":-}"#,
             r#"{"skipped":1.}"#,
             r#"{"skipped":1e}"#,
