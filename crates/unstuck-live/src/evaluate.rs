@@ -64,8 +64,31 @@ impl Evaluator {
     /// Diagnose a full snapshot (node logs attached by the caller) and keep it current from here on.
     pub fn full(&mut self, snap: &Snapshot) -> Diagnosis {
         let d = diagnose(snap, &self.cfg);
+        self.remember_logs(snap);
+        self.keep(d)
+    }
+
+    /// [`Evaluator::full`], the diagnosis amended by `amend` before it is kept (leads: the caller scans
+    /// node logs again for pods no rule explains). What `amend` adds stays on a finding until a partial
+    /// evaluation replaces that finding, or the next full one.
+    pub fn full_amended<E>(
+        &mut self,
+        snap: &mut Snapshot,
+        amend: impl FnOnce(&mut Snapshot, &mut Diagnosis) -> Result<(), E>,
+    ) -> Result<Diagnosis, E> {
+        let mut d = diagnose(snap, &self.cfg);
+        // The hits partial evaluations reuse are the signatures' (`amend` may scan for other lines).
+        self.remember_logs(snap);
+        amend(snap, &mut d)?;
+        Ok(self.keep(d))
+    }
+
+    fn remember_logs(&mut self, snap: &Snapshot) {
         self.hits = snap.log_hits.clone();
         self.log_files = snap.source.log_files;
+    }
+
+    fn keep(&mut self, d: Diagnosis) -> Diagnosis {
         self.inc = Some(Incremental::new(d.clone(), &self.cfg));
         self.last_full = Some(Instant::now());
         d

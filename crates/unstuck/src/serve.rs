@@ -366,9 +366,12 @@ async fn evaluate(
     fetched: &mut BTreeMap<String, Instant>,
 ) -> Result<Report> {
     let mut snap = tokio::task::block_in_place(|| ev.full_snapshot(&app.shared))?;
+    // Where this evaluation's node logs were read from (read again for leads).
+    let mut read_from: Option<&std::path::Path> = None;
     if a.opts.logs {
         if let Some(dir) = node_logs {
             unstuck_ingest::attach_node_logs(&mut snap, dir, &a.opts)?;
+            read_from = Some(dir);
         } else if *app.leader.borrow() {
             // Node logs through the kubelet log API (the leader only: replicas would multiply the
             // load on kubelets), for the nodes holding stuck pods only, refreshed at most every log_refresh.
@@ -399,6 +402,7 @@ async fn evaluate(
             }
             if !nodes.is_empty() {
                 unstuck_ingest::attach_node_logs(&mut snap, log_dir, &a.opts)?;
+                read_from = Some(log_dir);
             }
         } else {
             snap.source.warnings.push(
@@ -407,7 +411,15 @@ async fn evaluate(
             );
         }
     }
-    let d = tokio::task::block_in_place(|| ev.full(&snap));
+    // Pods no rule explains get leads, as in `diagnose`: their nodes' logs scanned again for lines naming
+    // them. Full evaluations only (every --interval, and when a change needs one); a partial evaluation
+    // that re-evaluates such a pod drops its leads until the next full one.
+    let d = tokio::task::block_in_place(|| match read_from {
+        Some(dir) => ev.full_amended(&mut snap, |snap, d| {
+            crate::leads::add(snap, d, crate::subject::LogInput::NodeLogs(dir), &a.opts, &a.cfg)
+        }),
+        None => Ok(ev.full(&snap)),
+    })?;
     Ok(Report::new(&snap, d))
 }
 

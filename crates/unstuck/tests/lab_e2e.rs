@@ -818,8 +818,21 @@ impl Serve {
         let (code, html) = http_get(&self.addr, "/");
         assert_eq!(code, 200);
         assert!(html.contains("<svg") && html.contains("standalone"), "HTML report");
+        // Leads, as in `diagnose`: the unexplained pod's own kubelet line, from its node's logs read again
+        // at each full evaluation (every --interval).
+        let mut seen = serde_json::Value::Null;
+        self.until("serve's stuck-unknown finding to show its lead", || {
+            seen = self.report().unwrap_or_default();
+            seen.get("findings").is_some_and(|_| {
+                leads(pod_finding(&seen, "sc-unknown", "reporter"))
+                    .iter()
+                    .any(|e| e["text"].as_str().is_some_and(|t| t.contains("seccomp notify listener closed")))
+            })
+        });
+        let unknown = pod_finding(&seen, "sc-unknown", "reporter");
+        assert!(unknown["summary"].as_str().unwrap().contains("point at runtime-unresponsive"), "{unknown:#}");
         println!(
-            "serve: /readyz ready, /findings equal to diagnose ({} findings), /metrics has a series per finding",
+            "serve: /readyz ready, /findings equal to diagnose ({} findings) with the unexplained pod's lead, /metrics has a series per finding",
             live_set.len()
         );
     }
