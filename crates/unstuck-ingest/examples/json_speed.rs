@@ -4,6 +4,7 @@ use serde::Deserialize;
 use unstuck_model::Pod;
 
 #[derive(Deserialize)]
+#[allow(clippy::vec_box)] // boxed, as the bundle reader keeps pods
 struct List {
     items: Vec<Box<Pod>>,
 }
