@@ -69,8 +69,8 @@ impl Evaluator {
     }
 
     /// [`Evaluator::full`], the diagnosis amended by `amend` before it is kept (leads: the caller scans
-    /// node logs again for pods no rule explains). What `amend` adds stays on a finding until a partial
-    /// evaluation replaces that finding, or the next full one.
+    /// node logs again for pods no rule explains). Leads it adds stay on a finding while partial
+    /// evaluations find the same, until the next full one.
     pub fn full_amended<E>(
         &mut self,
         snap: &mut Snapshot,

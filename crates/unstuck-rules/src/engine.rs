@@ -380,6 +380,20 @@ fn subject_id(kind: &str, namespace: &str, name: &str, uid: &str) -> String {
     }
 }
 
+fn is_lead(e: &Evidence) -> bool {
+    e.signature.as_deref() == Some(crate::LEAD_SIGNATURE)
+}
+
+/// A finding evaluated again keeps the leads of the one it replaces (and the words its summary gained
+/// with them), unless it has leads of its own or says something else.
+fn keep_leads(f: &mut Finding, old: &Finding) {
+    if f.evidence.iter().any(is_lead) || !old.summary.starts_with(&f.summary) {
+        return;
+    }
+    f.summary.clone_from(&old.summary);
+    f.evidence.extend(old.evidence.iter().filter(|e| is_lead(e)).cloned());
+}
+
 fn finding_subject_id(f: &Finding) -> String {
     let s = &f.subject;
     subject_id(&s.kind, &s.namespace, &s.name, &s.uid)
@@ -421,18 +435,27 @@ impl Incremental {
             .map(|u| subject_id("Pod", "", "", u))
             .chain(scope.nodes.iter().map(|n| subject_id("Node", "", n, "")))
             .chain(scope.workloads.iter().map(|(k, ns, n)| subject_id(k, ns, n, "")));
+        // Findings that carry leads (added after the rules, by the caller of a full evaluation), by rule and
+        // subject: a partial evaluation that finds the same again keeps them.
+        let mut with_leads: HashMap<(String, String), std::sync::Arc<Finding>> = HashMap::new();
         for sid in subjects {
             for k in self.by_subject.remove(&sid).unwrap_or_default() {
                 if let Some(f) = self.findings.remove(&k) {
                     before.insert(id(&f));
                     workloads_changed |= is_workload(&f);
+                    if f.evidence.iter().any(is_lead) {
+                        with_leads.insert((f.rule.clone(), sid.clone()), f);
+                    }
                 }
             }
         }
         let mut after: std::collections::BTreeSet<(String, String)> = Default::default();
-        for f in partial.findings.into_iter().filter(|f| covers(f)) {
+        for mut f in partial.findings.into_iter().filter(|f| covers(f)) {
             after.insert(id(&f));
             workloads_changed |= is_workload(&f);
+            if let Some(old) = with_leads.get(&(f.rule.clone(), finding_subject_id(&f))) {
+                keep_leads(&mut f, old);
+            }
             self.insert(f);
         }
         let changed = Changed {

@@ -44,6 +44,10 @@ pub enum EvidenceSource {
     Node,
 }
 
+/// The signature of a lead: evidence added to a finding after the rules (a node log line that names a
+/// pod no rule explains, no signature matched). Rules never read leads.
+pub const LEAD_SIGNATURE: &str = "lead: names the pod, no signature";
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Evidence {

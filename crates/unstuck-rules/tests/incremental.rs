@@ -262,3 +262,72 @@ fn incremental_findings_equal_a_full_evaluation() {
         assert!(covered / scoped < 40, "scopes average {} of 80 nodes", covered / scoped);
     }
 }
+
+/// Leads (added to a finding after a full evaluation, as `serve` does) outlive a partial evaluation that
+/// finds the same again, and go with the finding.
+#[test]
+fn leads_outlive_a_partial_evaluation_that_finds_the_same() {
+    use unstuck_rules::{Evidence, EvidenceSource, LEAD_SIGNATURE};
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("bundle");
+    unstuck_gen::scale::write(&unstuck_gen::scale::Params {
+        nodes: 20,
+        pods_per_node: 4,
+        log_bytes_per_node: 0,
+        namespaces: 2,
+        log_profile: unstuck_gen::scale::LogProfile::Classic,
+        out: dir.clone(),
+    })
+    .unwrap();
+    let cfg = Config::default();
+    let (mut store, mut raw) = load(&dir);
+    store.take_dirty();
+    let mut first = full(&store, &cfg);
+    let i = first.findings.iter().position(|f| f.subject.kind == "Pod").expect("a pod finding");
+    let (uid, ns, name) = {
+        let s = &first.findings[i].subject;
+        (s.uid.clone(), s.namespace.clone(), s.name.clone())
+    };
+    const SUFFIX: &str = "; 1 node log line(s) name the pod and report a problem no signature knows";
+    let lead = Evidence {
+        source: EvidenceSource::Log,
+        text: format!("E0603 11:00:00.000000 2231 kubelet.go:1] \"something new\" pod=\"{ns}/{name}\""),
+        file: Some("_nodes/n/kubelet.log".into()),
+        line: Some(7),
+        time: None,
+        count: None,
+        last_time: None,
+        last_line: None,
+        signature: Some(LEAD_SIGNATURE.into()),
+    };
+    first.findings[i].summary.push_str(SUFFIX);
+    first.findings[i].evidence.push(lead.clone());
+    let rule = first.findings[i].rule.clone();
+    let mut inc = Incremental::new(first, &cfg);
+    let evaluate = |store: &mut Store, inc: &mut Incremental| {
+        let dirty = store.take_dirty();
+        let (snap, scope) = store.scoped_snapshot(&dirty, &opts(), "https://test").unwrap();
+        assert!(scope.pods.contains(&uid), "the changed pod is evaluated again");
+        inc.apply(diagnose(&snap, &cfg), &scope);
+    };
+    // A change that does not change the finding (a label): evaluated again, the lead stays.
+    let key = ("pods".to_string(), ns.clone(), name.clone());
+    let mut p = raw[&key].clone();
+    p["metadata"]["labels"]["touched"] = json!("yes");
+    send(&mut store, &mut raw, "pods", "MODIFIED", p.clone());
+    evaluate(&mut store, &mut inc);
+    let f = inc.findings().find(|f| f.subject.uid == uid).expect("the finding is still there");
+    assert_eq!(f.rule, rule);
+    assert!(f.summary.ends_with(SUFFIX), "{}", f.summary);
+    assert_eq!(f.evidence.iter().filter(|e| **e == lead).count(), 1, "{:#?}", f.evidence);
+    // Twice over: not added again.
+    p["metadata"]["labels"]["touched"] = json!("again");
+    send(&mut store, &mut raw, "pods", "MODIFIED", p.clone());
+    evaluate(&mut store, &mut inc);
+    let f = inc.findings().find(|f| f.subject.uid == uid).unwrap();
+    assert_eq!(f.evidence.iter().filter(|e| **e == lead).count(), 1, "{:#?}", f.evidence);
+    // The pod gone: its finding and its lead go.
+    send(&mut store, &mut raw, "pods", "DELETED", p);
+    evaluate(&mut store, &mut inc);
+    assert!(inc.findings().all(|f| f.subject.uid != uid && !f.evidence.contains(&lead)));
+}

@@ -113,7 +113,7 @@ pub(crate) fn add(
                 count: None,
                 last_time: None,
                 last_line: None,
-                signature: Some("lead: names the pod, no signature".into()),
+                signature: Some(unstuck_rules::LEAD_SIGNATURE.into()),
             });
         }
     }
