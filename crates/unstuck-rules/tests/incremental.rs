@@ -222,19 +222,25 @@ fn same(a: &Diagnosis, b: &Diagnosis, what: &str) {
     assert_eq!(a.pods_stuck, b.pods_stuck, "{what}: stuck pods");
 }
 
-#[test]
-fn incremental_findings_equal_a_full_evaluation() {
+/// A generated cluster (every rule's incident on some nodes, no node logs) in a temporary directory.
+fn generated(nodes: usize, pods_per_node: usize, namespaces: usize) -> (tempfile::TempDir, std::path::PathBuf) {
     let d = tempfile::tempdir().unwrap();
     let dir = d.path().join("bundle");
     unstuck_gen::scale::write(&unstuck_gen::scale::Params {
-        nodes: 80,
-        pods_per_node: 8,
+        nodes,
+        pods_per_node,
         log_bytes_per_node: 0,
-        namespaces: 6,
+        namespaces,
         log_profile: unstuck_gen::scale::LogProfile::Classic,
         out: dir.clone(),
     })
     .unwrap();
+    (d, dir)
+}
+
+#[test]
+fn incremental_findings_equal_a_full_evaluation() {
+    let (_d, dir) = generated(80, 8, 6);
     let cfg = Config::default();
     for seed in [0x9e37_79b9_7f4a_7c15u64, 0x2545_f491_4f6c_dd1d] {
         let (mut store, mut raw) = load(&dir);
@@ -268,17 +274,7 @@ fn incremental_findings_equal_a_full_evaluation() {
 #[test]
 fn leads_outlive_a_partial_evaluation_that_finds_the_same() {
     use unstuck_rules::{Evidence, EvidenceSource, LEAD_SIGNATURE};
-    let d = tempfile::tempdir().unwrap();
-    let dir = d.path().join("bundle");
-    unstuck_gen::scale::write(&unstuck_gen::scale::Params {
-        nodes: 20,
-        pods_per_node: 4,
-        log_bytes_per_node: 0,
-        namespaces: 2,
-        log_profile: unstuck_gen::scale::LogProfile::Classic,
-        out: dir.clone(),
-    })
-    .unwrap();
+    let (_d, dir) = generated(20, 4, 2);
     let cfg = Config::default();
     let (mut store, mut raw) = load(&dir);
     store.take_dirty();
