@@ -35,6 +35,8 @@ type R<T> = Result<T, Refused>;
 
 /// Nesting deeper than this is refused (serde_json's own limit is 128).
 pub const MAX_DEPTH: u32 = 100;
+// `skip_value` keeps the open containers' kinds as bits of a u128.
+const _: () = assert!(MAX_DEPTH < 128);
 
 /// Read one JSON document into `T`, or refuse (see the module documentation).
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Refused> {

@@ -9,16 +9,17 @@
 //! for volume`): the same searcher runs twice as fast on literals that healthy text never fits.
 //!
 //! So the built-in signatures' literals are chosen ahead of time, by a local search that minimises
-//! Teddy's candidates on [`HEALTHY`] (a node's ordinary log lines), and kept in `finder.tsv`; a test
+//! Teddy's candidates on `healthy.log` (a node's ordinary log lines), and kept in `finder.tsv`; a test
 //! recomputes them and fails when the file drifts (bless with `UNSTUCK_BLESS=1`). A signature the table
 //! does not name (a user's), or whose pattern changed, gets the literal a byte-commonness heuristic picks.
 
 /// Healthy node log lines: the kubelet's, the runtimes', systemd's and the kernel's ordinary messages,
 /// in the forms they are logged in. No signature of a problem matches any of them (a test checks; the
 /// `attribution` signatures, which map sandbox IDs to pods, match the sandbox lines on purpose).
-pub const HEALTHY: &str = include_str!("healthy.log");
+#[cfg(test)]
+const HEALTHY: &str = include_str!("healthy.log");
 
-/// The built-in signatures' finder literals (`id<TAB>literal`), generated from [`HEALTHY`].
+/// The built-in signatures' finder literals (`id<TAB>literal`), generated from `healthy.log`.
 const TABLE: &str = include_str!("finder.tsv");
 
 /// Teddy looks at a literal's first 4 bytes.
@@ -66,9 +67,14 @@ fn heuristic_start(s: &Searched<'_>) -> usize {
     starts(s).min_by_key(|&i| (b[i..i + FINGERPRINT].iter().map(|&c| commonness(c)).sum::<u32>(), i)).unwrap_or(0)
 }
 
-/// Where the table starts `s`'s literal, if it names `s` and the literal still ends its text.
-fn table_start(s: &Searched<'_>) -> Option<usize> {
-    let lit = TABLE.lines().find_map(|l| l.strip_prefix(s.id)?.strip_prefix('\t'))?;
+/// The table: each built-in signature's literal, by id.
+fn table() -> std::collections::HashMap<&'static str, &'static str> {
+    TABLE.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once('\t')).collect()
+}
+
+/// Where `table` starts `s`'s literal, if it names `s` and the literal still ends its text.
+fn table_start(table: &std::collections::HashMap<&str, &str>, s: &Searched<'_>) -> Option<usize> {
+    let lit = table.get(s.id)?;
     let start = s.text.len().checked_sub(lit.len())?;
     (s.text.ends_with(lit) && starts(s).any(|i| i == start)).then_some(start)
 }
@@ -76,7 +82,8 @@ fn table_start(s: &Searched<'_>) -> Option<usize> {
 /// The literals the line finder searches for, in the order Teddy is given them (which decides its
 /// buckets).
 pub(crate) fn literals<'p>(searched: &[Searched<'p>]) -> Vec<&'p str> {
-    layout(searched.iter().map(|s| &s.text[table_start(s).unwrap_or_else(|| heuristic_start(s))..]).collect())
+    let table = table();
+    layout(searched.iter().map(|s| &s.text[table_start(&table, s).unwrap_or_else(|| heuristic_start(s))..]).collect())
 }
 
 /// Literals laid out for Teddy: without repeats or literals that hold another, sorted neighbours
@@ -192,7 +199,10 @@ mod tests {
         // heuristic's on the healthy lines.
         let heuristic: Vec<&str> = layout(searched.iter().map(|s| &s.text[heuristic_start(s)..]).collect());
         let chosen = literals(&searched);
-        assert!(searched.iter().all(|s| table_start(s).is_some()), "every built-in signature is in the table");
+        assert!(
+            searched.iter().all(|s| table_start(&table(), s).is_some()),
+            "every built-in signature is in the table"
+        );
         let (h, c) = (candidates(&heuristic, HEALTHY.as_bytes()), candidates(&chosen, HEALTHY.as_bytes()));
         assert!(c * 2 < h, "table {c} against heuristic {h}");
     }
@@ -246,12 +256,12 @@ mod tests {
     #[test]
     fn table_misses_fall_back_to_the_heuristic() {
         let known = builtin().into_iter().find(|s| !s.anchored).unwrap();
-        assert!(table_start(&known).is_some());
+        assert!(table_start(&table(), &known).is_some());
         let renamed = Searched { id: "my-own", ..known };
-        assert_eq!(table_start(&renamed), None);
+        assert_eq!(table_start(&table(), &renamed), None);
         let changed_text = format!("{} (changed)", known.text);
         let changed = Searched { text: &changed_text, ..known };
-        assert_eq!(table_start(&changed), None);
+        assert_eq!(table_start(&table(), &changed), None);
         let got = literals(&[changed]);
         assert!(got.iter().all(|l| *l == &changed_text[heuristic_start(&changed)..]), "{got:?}");
     }

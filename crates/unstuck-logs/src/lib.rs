@@ -11,7 +11,6 @@ pub mod scan;
 pub mod signatures;
 pub mod sniff;
 
-pub use finder::HEALTHY;
 pub use format::{parse_line, Format, Line, TimeCtx};
 pub use scan::{scan_reader, scan_slice, ChunkLimits, RawHit, Sink};
 pub use signatures::{Catalog, Signature, SignatureError};

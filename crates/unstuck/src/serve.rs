@@ -414,11 +414,11 @@ async fn evaluate(
     // Pods no rule explains get leads, as in `diagnose`: their nodes' logs scanned again for lines naming
     // them, at full evaluations (every --interval, and when a change needs one); a partial evaluation that
     // finds the same about such a pod keeps them (`Incremental::apply`).
-    let d = tokio::task::block_in_place(|| match read_from {
-        Some(dir) => ev.full_amended(&mut snap, |snap, d| {
-            crate::leads::add(snap, d, crate::subject::LogInput::NodeLogs(dir), &a.opts, &a.cfg)
-        }),
-        None => Ok(ev.full(&snap)),
+    let d = tokio::task::block_in_place(|| {
+        ev.full_amended(&mut snap, |snap, d| match read_from {
+            Some(dir) => crate::leads::add(snap, d, crate::subject::LogInput::NodeLogs(dir), &a.opts, &a.cfg),
+            None => Ok(()),
+        })
     })?;
     Ok(Report::new(&snap, d))
 }
