@@ -184,17 +184,17 @@ mod tests {
     fn finder_table_is_current() {
         let searched = builtin();
         let at = optimise(&searched, HEALTHY.as_bytes());
-        let mut table = String::from(
+        let mut written = String::from(
             "# The line finder's literal for each built-in signature (generated: UNSTUCK_BLESS=1 cargo test -p unstuck-logs finder_table)\n",
         );
         for (s, &i) in searched.iter().zip(&at) {
-            table.push_str(&format!("{}\t{}\n", s.id, &s.text[i..]));
+            written.push_str(&format!("{}\t{}\n", s.id, &s.text[i..]));
         }
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/finder.tsv");
         if std::env::var_os("UNSTUCK_BLESS").is_some() {
-            std::fs::write(&path, &table).unwrap();
+            std::fs::write(&path, &written).unwrap();
         }
-        assert_eq!(TABLE, table, "{} drifted; bless with UNSTUCK_BLESS=1", path.display());
+        assert_eq!(TABLE, written, "{} drifted; bless with UNSTUCK_BLESS=1", path.display());
         // The table's choice is what the finder uses, and it fits Teddy's candidates better than the
         // heuristic's on the healthy lines.
         let heuristic: Vec<&str> = layout(searched.iter().map(|s| &s.text[heuristic_start(s)..]).collect());
