@@ -47,7 +47,7 @@ if ! command -v go >/dev/null; then
 else
   t0=$SECONDS
   if helm=$(scripts/tools-build.sh helm | tail -n 1); then
-    export UNSTUCK_HELM=$helm; tests+=(helm_chart_lints_and_renders)
+    export UNSTUCK_HELM=$helm; tests+=(helm_chart_lints_and_renders plain_manifest_is_the_rendered_chart)
     note ran "tool helm: ready ($((SECONDS - t0)) s)"
   else note ran "tool helm: build FAILED"; status=1; fi
   t0=$SECONDS

@@ -1,7 +1,8 @@
 //! The deployment artefacts against the lab's real kube-apiserver: every manifest the Helm chart
 //! renders (defaults, and everything on) is accepted by a server-side dry run (`dryRun=All`, server-side
 //! apply: schema, defaulting, admission, CRD validation), with the prometheus-operator CRDs of
-//! ServiceMonitor and PrometheusRule installed; broken manifests are rejected. Then `unstuck serve` runs
+//! ServiceMonitor and PrometheusRule installed, and so is every plain manifest in deploy/; broken
+//! manifests are rejected. Then `unstuck serve` runs
 //! against the lab, a real /metrics scrape is taken once it has a finding, and the dashboard's and
 //! alerts' PromQL is checked against it.
 //!
@@ -35,9 +36,21 @@ fn render(helm: &Path, values: Option<&Path>) -> Vec<Value> {
     }
     let out = cmd.output().unwrap();
     assert!(out.status.success(), "helm template: {}", String::from_utf8_lossy(&out.stderr));
-    serde_yaml_ng::Deserializer::from_str(&String::from_utf8(out.stdout).unwrap())
+    yaml_docs(&String::from_utf8(out.stdout).unwrap())
+}
+
+fn yaml_docs(text: &str) -> Vec<Value> {
+    serde_yaml_ng::Deserializer::from_str(text)
         .map(|d| Value::deserialize(d).unwrap())
         .filter(|v| !v.is_null())
+        .collect()
+}
+
+/// The plain manifests in deploy/ (no Helm), as `kubectl apply -f` would send them.
+fn plain_manifests() -> Vec<Value> {
+    ["serve.yaml", "rbac.yaml", "rbac-reader.yaml", "rbac-fix.yaml", "prometheus-rules.yaml"]
+        .iter()
+        .flat_map(|f| yaml_docs(&std::fs::read_to_string(root().join("deploy").join(f)).unwrap()))
         .collect()
 }
 
@@ -148,7 +161,11 @@ fn chart_applies_to_a_real_api_server() {
 
     let all = root().join("deploy/helm/unstuck/ci/all-enabled-values.yaml");
     let mut applied = 0;
-    for (what, docs) in [("defaults", render(&helm, None)), ("everything on", render(&helm, Some(&all)))] {
+    for (what, docs) in [
+        ("defaults", render(&helm, None)),
+        ("everything on", render(&helm, Some(&all))),
+        ("plain manifests in deploy/", plain_manifests()),
+    ] {
         assert!(docs.len() >= 8, "{what}: {} objects", docs.len());
         for d in &docs {
             match rt.block_on(dry_apply(&client, &disc, d)) {
@@ -163,7 +180,9 @@ fn chart_applies_to_a_real_api_server() {
         );
         // Dry run: nothing was stored.
         let deps: Api<k8s_openapi::api::apps::v1::Deployment> = Api::namespaced(client.clone(), "unstuck");
-        assert!(rt.block_on(deps.get_opt("lab-unstuck")).unwrap().is_none(), "a dry run stored the Deployment");
+        for name in ["lab-unstuck", "unstuck"] {
+            assert!(rt.block_on(deps.get_opt(name)).unwrap().is_none(), "a dry run stored the Deployment {name}");
+        }
     }
 
     // The API server says no to broken manifests: a wrong type, a CRD schema violation, a bad CIDR,
@@ -183,7 +202,7 @@ fn chart_applies_to_a_real_api_server() {
         assert!(r.is_err(), "broken {} accepted", id(&bad));
         println!("lab deploy: broken {} rejected: {}", id(&bad), r.unwrap_err());
     }
-    println!("lab deploy: {applied} rendered objects accepted, 4 broken ones rejected");
+    println!("lab deploy: {applied} objects (chart renders and plain manifests) accepted, 4 broken ones rejected");
 
     // A real scrape of unstuck serve with a finding, for the dashboard's and alerts' metric names.
     if let Some(pc) = std::env::var_os("UNSTUCK_PROMQL_CHECK") {

@@ -215,6 +215,67 @@ fn helm_chart_lints_and_renders() {
 
 /// The exposition `unstuck serve`'s /metrics handler writes (the same Metrics, fed a real report and
 /// the watch counters), for when no cluster is at hand; lab_deploy.rs checks a real scrape.
+/// The header of deploy/serve.yaml; the rest of the file is the chart rendered by [`plain_manifest`].
+const PLAIN_HEADER: &str = "\
+# `unstuck serve` in the cluster without Helm: the chart (deploy/helm/unstuck) rendered with its defaults as
+# release `unstuck` in namespace `unstuck`, without its metrics-reader ClusterRole (deploy/rbac-reader.yaml
+# has the reader roles). Two replicas with leader election, the read-only ClusterRole of deploy/rbac.yaml
+# plus token and access reviews, HTTPS on :9464, a NetworkPolicy that lets only Prometheus's pods in
+# `monitoring` reach the port (docs/deploy.md explains every setting; docs/serve.md, \"Access\").
+#   kubectl apply -f deploy/serve.yaml -f deploy/rbac-reader.yaml
+# GENERATED: do not edit. Change the chart, then regenerate with
+#   UNSTUCK_BLESS=1 UNSTUCK_HELM=$(scripts/tools-build.sh helm | tail -n 1) \\
+#     cargo test -p unstuck --test packaging -- --ignored --exact plain_manifest_is_the_rendered_chart
+# (scripts/packaging-check.sh fails when this file and the chart differ).
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: unstuck
+";
+
+/// deploy/serve.yaml as the chart renders it today.
+fn plain_manifest(helm: &Path) -> String {
+    let out = Command::new(helm)
+        .args(["template", "unstuck", chart().to_str().unwrap(), "--namespace", "unstuck"])
+        .args(["--set", "metricsReader.enabled=false"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "helm template: {}", String::from_utf8_lossy(&out.stderr));
+    format!("{PLAIN_HEADER}{}", String::from_utf8(out.stdout).unwrap())
+}
+
+#[test]
+#[ignore = "needs helm (scripts/packaging-check.sh sets UNSTUCK_HELM)"]
+fn plain_manifest_is_the_rendered_chart() {
+    let want = plain_manifest(&tool("UNSTUCK_HELM"));
+    let path = common::root().join("deploy/serve.yaml");
+    if std::env::var_os("UNSTUCK_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap();
+    assert!(have == want, "deploy/serve.yaml differs from the chart's render; regenerate it (see its header)");
+    // What it is: one namespace, self-contained (no role from another file), hardened like the chart.
+    let docs = yaml_docs(&have);
+    assert_eq!(find(&docs, "Namespace", "unstuck")["kind"], "Namespace");
+    let crb = find(&docs, "ClusterRoleBinding", "unstuck");
+    assert_eq!(crb["roleRef"]["name"], "unstuck");
+    assert!(find(&docs, "ClusterRole", "unstuck")["rules"].as_array().is_some_and(|r| !r.is_empty()));
+    let reader = yaml_docs(&std::fs::read_to_string(common::root().join("deploy/rbac-reader.yaml")).unwrap());
+    for r in &reader {
+        let name = &r["metadata"]["name"];
+        assert!(!docs.iter().any(|d| d["kind"] == r["kind"] && &d["metadata"]["name"] == name), "{name} defined twice");
+    }
+    let dep = find(&docs, "Deployment", "unstuck");
+    let c = &dep["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], true);
+    assert_eq!(c["resources"]["limits"]["memory"], "1Gi", "below serve's peak at 150,000 pods (BENCHMARKS.md)");
+    for d in &docs {
+        if d["kind"] != "Namespace" && d["metadata"]["namespace"].is_string() {
+            assert_eq!(d["metadata"]["namespace"], "unstuck", "{}", d["metadata"]["name"]);
+        }
+    }
+}
+
 fn exposition() -> String {
     let rules: Vec<&str> = unstuck_rules::catalog().iter().map(|r| r.id).collect();
     let m = Metrics::new(&rules);
