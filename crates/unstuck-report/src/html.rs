@@ -76,7 +76,7 @@ fn svg_timeline(f: &Finding, now: Time) -> String {
 pub fn render_html(r: &Report) -> String {
     let mut o = String::new();
     o.push_str("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>unstuck report</title><style>");
-    o.push_str("body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}.critical{color:#b71c1c;font-weight:bold}.error{color:#c62828}.warning{color:#a66b00}.info{color:#00695c}code,pre{background:#f4f4f4;padding:2px 4px}section{border-top:2px solid #eee;margin-top:1.5em}.risk{color:#a66b00}");
+    o.push_str("body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}.critical{color:#b71c1c;font-weight:bold}.error{color:#c62828}.warning{color:#a66b00}.info{color:#00695c}code,pre{background:#f4f4f4;padding:2px 4px}section{border-top:2px solid #eee;margin-top:1.5em}.risk{color:#a66b00}li.alt{list-style:none;margin:.6em 0 .2em -1.2em}");
     o.push_str("</style></head><body>");
     let _ = write!(
         o,
@@ -128,13 +128,16 @@ pub fn render_html(r: &Report) -> String {
             let _ = write!(o, "<li>{}</li>", esc(&evidence_line(e)));
         }
         o.push_str("</ul><h3>Remediation</h3><ol>");
-        for s in &f.remediation {
+        for (i, s) in f.remediation.iter().enumerate() {
             let where_ = match &s.target {
                 Target::Cluster => String::new(),
                 Target::Host(n) => format!(" <i>(on node {})</i>", esc(n)),
                 Target::Config => " <i>(config)</i>".into(),
             };
-            let _ = write!(o, "<li>{}{}", esc(&s.action), where_);
+            if let Some(h) = s.heading(i.checked_sub(1).map(|p| &f.remediation[p])) {
+                let _ = write!(o, "<li class=\"alt\"><b>{}</b></li>", esc(&h));
+            }
+            let _ = write!(o, "<li value=\"{}\">{}{}", s.step, esc(&s.action), where_);
             if let Some(c) = &s.command {
                 let _ = write!(o, "<pre>{}</pre>", esc(c));
             }

@@ -81,12 +81,16 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(o, "- {}", md(&evidence_line(e)));
         }
         let _ = writeln!(o, "\n**Remediation**\n");
-        for s in &f.remediation {
+        for (i, s) in f.remediation.iter().enumerate() {
             let where_ = match &s.target {
                 Target::Cluster => String::new(),
                 Target::Host(n) => format!(" *(on node {})*", md(n)),
                 Target::Config => " *(config)*".into(),
             };
+            if let Some(h) = s.heading(i.checked_sub(1).map(|p| &f.remediation[p])) {
+                // A paragraph between items: the list goes on at this step's number.
+                let _ = writeln!(o, "\n**{}**\n", md(&h));
+            }
             let _ = writeln!(o, "{}. {}{}", s.step, md(&s.action), where_);
             if let Some(c) = &s.command {
                 let _ = writeln!(o, "   ```sh\n   {}\n   ```", clean(c).replace("```", "'''"));

@@ -174,12 +174,15 @@ pub fn render_table(r: &Report, color: bool) -> String {
             let _ = writeln!(o, "      - {}", cut(&evidence_line(e), 600));
         }
         let _ = writeln!(o, "    fix, in this order:");
-        for s in &f.remediation {
+        for (i, s) in f.remediation.iter().enumerate() {
             let where_ = match &s.target {
                 Target::Cluster => String::new(),
                 Target::Host(n) => format!(" [on node {}]", clean(n)),
                 Target::Config => " [config]".to_string(),
             };
+            if let Some(h) = s.heading(i.checked_sub(1).map(|p| &f.remediation[p])) {
+                let _ = writeln!(o, "      {}", st.paint("1", &clean(&h)));
+            }
             let _ = writeln!(o, "      {}. {}{}", s.step, clean(&s.action), where_);
             if let Some(c) = &s.command {
                 let _ = writeln!(o, "         {}", st.paint("36", &format!("$ {}", clean(c))));

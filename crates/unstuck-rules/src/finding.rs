@@ -128,6 +128,28 @@ pub struct Step {
     /// What must be done or confirmed before this step (`unstuck fix` holds it until `--confirm`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<String>,
+    /// Set on each step of an alternative path (the same words on all its steps, e.g. "or rebuild the
+    /// node instead"); steps without it are the main path, which may go on after the alternative.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alternative: Option<String>,
+}
+
+impl Step {
+    /// The heading to print before this step: where an alternative path starts, and where the main
+    /// path goes on after one.
+    pub fn heading(&self, prev: Option<&Step>) -> Option<String> {
+        let before = prev.and_then(|p| p.alternative.as_deref());
+        match (self.alternative.as_deref(), before) {
+            (Some(a), b) if b != Some(a) => Some(format!("{}:", capitalize(a))),
+            (None, Some(_)) => Some("Either way:".into()),
+            _ => None,
+        }
+    }
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 /// A reference to a related object (pods a node holds, workloads a pod blocks).
@@ -196,6 +218,19 @@ pub struct StepDraft {
     pub mutating: bool,
     pub op: Option<crate::fix::Op>,
     pub requires: Vec<String>,
+    pub alternative: Option<String>,
+}
+
+/// Steps that are an alternative to the main path, all marked with the same words (e.g. "if the node
+/// does not recover, rebuild it").
+pub fn alternative(words: &str, steps: impl IntoIterator<Item = StepDraft>) -> Vec<StepDraft> {
+    steps
+        .into_iter()
+        .map(|mut s| {
+            s.alternative = Some(words.to_string());
+            s
+        })
+        .collect()
 }
 
 impl StepDraft {
@@ -208,6 +243,7 @@ impl StepDraft {
             mutating: false,
             op: None,
             requires: Vec::new(),
+            alternative: None,
         }
     }
     pub fn host(node: &str, action: impl Into<String>, command: impl Into<String>) -> Self {
@@ -219,6 +255,7 @@ impl StepDraft {
             mutating: false,
             op: None,
             requires: Vec::new(),
+            alternative: None,
         }
     }
     pub fn config(action: impl Into<String>) -> Self {
@@ -230,6 +267,7 @@ impl StepDraft {
             mutating: false,
             op: None,
             requires: Vec::new(),
+            alternative: None,
         }
     }
     pub fn cmd(mut self, c: impl Into<String>) -> Self {
@@ -271,6 +309,41 @@ pub fn number(steps: Vec<StepDraft>) -> Vec<Step> {
             mutating: s.mutating,
             op: s.op,
             requires: s.requires,
+            alternative: s.alternative,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alternative_paths_get_headings_where_they_start_and_end() {
+        let mut drafts = vec![StepDraft::config("main")];
+        drafts.extend(alternative("or rebuild the node instead", [StepDraft::config("a1"), StepDraft::config("a2")]));
+        drafts.extend(alternative("or replace it", [StepDraft::config("b1")]));
+        drafts.push(StepDraft::config("after"));
+        let steps = number(drafts);
+        let headings: Vec<Option<String>> =
+            steps.iter().enumerate().map(|(i, s)| s.heading(i.checked_sub(1).map(|p| &steps[p]))).collect();
+        assert_eq!(
+            headings,
+            [
+                None,
+                Some("Or rebuild the node instead:".into()),
+                None,
+                Some("Or replace it:".into()),
+                Some("Either way:".into())
+            ]
+        );
+        assert_eq!(
+            steps.iter().map(|s| s.step).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5],
+            "alternatives keep the numbering"
+        );
+        let json = serde_json::to_value(&steps[1]).unwrap();
+        assert_eq!(json["alternative"], "or rebuild the node instead");
+        assert!(serde_json::to_value(&steps[0]).unwrap().get("alternative").is_none());
+    }
 }

@@ -1,6 +1,6 @@
 use super::{confirmed_down, finish_deletion, out_of_service, replace_node, role_labels};
 use crate::util::sh;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod};
+use crate::{alternative, declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -224,9 +224,8 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         let runtime = h.runtime();
         let mut rest = Vec::new();
         replace_node(h.name, &role_labels(cx, h.name), runtime, &mut rest);
-        // After the out-of-service step, the seed 001 path for a node that must be rebuilt.
-        steps.push(StepDraft::config("Or, to rebuild it instead (seed 001):"));
-        steps.extend(rest);
+        // After the out-of-service step: the path for a node that must be rebuilt.
+        steps.extend(alternative("or rebuild the node instead", rest));
         steps.push(
             StepDraft::cluster(
                 "Once the node is back (or deleted), remove the out-of-service taint if you set it",

@@ -1,6 +1,9 @@
 use super::{cordon, finish_deletion, logs_evidence, replace_node, role_labels};
 use crate::text_signals::text_evidence;
-use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod, StuckState};
+use crate::{
+    alternative, declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod,
+    StuckState,
+};
 
 declare_rule! {
     /// ## What it detects
@@ -127,8 +130,7 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
     ];
     let mut rebuild = Vec::new();
     replace_node(h.name, &role_labels(cx, h.name), h.runtime(), &mut rebuild);
-    steps.push(StepDraft::config("If the node does not recover (seed 001):"));
-    steps.extend(rebuild.into_iter().skip(1));
+    steps.extend(alternative("if the node does not recover, rebuild it", rebuild.into_iter().skip(1)));
     Some(Cause {
         severity: None,
         summary: format!("node {} ran out of PIDs/threads (fork fails with EAGAIN)", h.name),

@@ -1,7 +1,7 @@
 use super::{
     cordon, event_evidence, finish_deletion, logs_evidence, pod_events_with, pod_hits, replace_node, role_labels,
 };
-use crate::{declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod};
+use crate::{alternative, declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
     /// ## What it detects
@@ -198,14 +198,10 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         evidence.push(Evidence::api(format!("node {} {m}", h.name)));
     }
     evidence.extend(reported.into_iter().take(3));
-    let mut steps = vec![
-        cordon(cx, h.name, "Stop new pods landing on the node"),
-        restart_runtime(h.name, h.runtime()),
-        StepDraft::config("If the runtime stays hung, rebuild the node (seed 001):"),
-    ];
+    let mut steps = vec![cordon(cx, h.name, "Stop new pods landing on the node"), restart_runtime(h.name, h.runtime())];
     let mut rebuild = Vec::new();
     replace_node(h.name, &role_labels(cx, h.name), h.runtime(), &mut rebuild);
-    steps.extend(rebuild.into_iter().skip(1));
+    steps.extend(alternative("if the runtime stays hung, rebuild the node", rebuild.into_iter().skip(1)));
     Some(Cause {
         severity: None,
         summary: format!("the container runtime on {} is not responding (PLEG unhealthy / deadlines exceeded)", h.name),
