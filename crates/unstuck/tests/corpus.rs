@@ -22,11 +22,14 @@ use serde_json::{json, Value};
 const NOW: &str = "2024-06-01T12:00:00Z";
 
 /// Held-out v9 parts d and e, v11 and v12 (corpus/accuracy-notes.md): 17 of 18, 12 of 12 and 11 of 11 when
-/// each was evaluated once; it must keep finding at least these.
-const HELDOUT_FLOOR: usize = 40;
-/// Tuning cases missed, knowingly: none. (Until session 16, v4's oom-killed/1200, since relabelled as the
-/// look-alike none/1292: a container OOM-killed at its limit whose pod ran on; corpus/README.md.)
-const TUNING_KNOWN_MISSES: usize = 0;
+/// each was evaluated once; v17: 9 of 9. It must keep finding at least these.
+const HELDOUT_FLOOR: usize = 49;
+/// Tuning cases missed, knowingly: v17's volume-unmount-hang/3210, a deleted pod with an NFS volume whose
+/// quoted kubelet lines (`SyncLoop (ADD, "api")`, one `Killing container … with 30 second grace period`) show
+/// nothing abnormal; only the reporter's `umount -f` tells the mount hung. Finding it would mean claiming
+/// every unexplained Terminating pod with a network volume; `stuck-unknown` names the volume as its near miss
+/// instead. (Until session 16, v4's oom-killed/1200, since relabelled as the look-alike none/1292.)
+const TUNING_KNOWN_MISSES: usize = 1;
 const NODE: &str = "node-1";
 const NS: &str = "corpus";
 
