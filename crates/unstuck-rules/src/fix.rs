@@ -539,7 +539,8 @@ impl Outcome {
     }
 }
 
-/// The plan for these findings: every step that carries an operation, once per (operation kind,
+/// The plan for these findings: every step of the main path that carries an operation (an alternative
+/// path is a person's choice, printed, never planned), once per (operation kind,
 /// object) with every finding that asks for it as a reason; those of an allowed kind in `items`
 /// (node-wide operations first, then deletions, then finalizer removal; within each phase in report
 /// order), the others in `not_allowed`.
@@ -548,7 +549,7 @@ pub fn plan(findings: &[Finding], cfg: &Config, allowed: &[OpKind], source: &str
     let mut seen: HashMap<(OpKind, &str), usize> = HashMap::new();
     for f in findings.iter().filter(|f| in_scope(f, cfg)) {
         for s in &f.remediation {
-            let Some(op) = &s.op else { continue };
+            let Some(op) = s.op.as_ref().filter(|_| s.alternative.is_none()) else { continue };
             let reason =
                 Reason { rule: f.rule.clone(), finding: f.subject.display(), summary: f.summary.clone(), step: s.step };
             match seen.get(&(op.kind(), op.target().uid.as_str())) {
@@ -616,6 +617,40 @@ mod tests {
             uid: "n-u".into(),
             resource_version: "7".into(),
         }
+    }
+
+    /// Operations on an alternative path are a person's choice: printed with the finding, never planned.
+    #[test]
+    fn plans_take_the_main_path_only() {
+        use crate::StepDraft;
+        let mut drafts = vec![StepDraft::cluster("fence", "kubectl taint …").op(Some(Op::Cordon { target: node() }))];
+        drafts.extend(crate::alternative(
+            "or delete the pod instead",
+            [StepDraft::cluster("delete", "kubectl delete …").op(Some(Op::Delete { target: pod() }))],
+        ));
+        drafts
+            .push(StepDraft::cluster("finish", "kubectl delete --force …").op(Some(Op::ForceDelete { target: pod() })));
+        let f = Finding {
+            rule: "node-lost".into(),
+            severity: crate::Severity::Critical,
+            subject: crate::Subject { kind: "Node".into(), name: "n1".into(), ..Default::default() },
+            state: "NotReady".into(),
+            stuck_for_seconds: None,
+            stuck_for: None,
+            since: None,
+            summary: "lost".into(),
+            blast_radius: None,
+            evidence: Vec::new(),
+            remediation: crate::number(drafts),
+            contributing: Vec::new(),
+            blocks: Vec::new(),
+            pods: Vec::new(),
+        };
+        let all = [OpKind::Cordon, OpKind::Delete, OpKind::ForceDelete];
+        let p = plan(&[f], &Config::default(), &all, "test", None);
+        let kinds: Vec<OpKind> = p.items.iter().chain(&p.not_allowed).map(|i| i.op.kind()).collect();
+        assert_eq!(kinds, [OpKind::Cordon, OpKind::ForceDelete], "{kinds:?}");
+        assert_eq!(p.items.iter().map(|i| i.reasons[0].step).collect::<Vec<_>>(), [1, 3]);
     }
 
     #[test]
