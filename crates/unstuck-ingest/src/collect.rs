@@ -441,6 +441,12 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
         c.merge(part);
     }
     c.log_files.extend(scanned?);
+    // The crash-looping containers' own output (`<ns>/<pod>/logs.txt`), for the few pods that have one.
+    let mut warnings = Vec::new();
+    c.snap.container_logs = crate::container_logs::read(root, &c.snap.pods, &mut warnings);
+    for w in warnings {
+        c.warn(w);
+    }
     tracing::debug!(parse_and_scan = ?(t1 - t0), merge = ?t1.elapsed(), "bundle read");
     Ok(())
 }

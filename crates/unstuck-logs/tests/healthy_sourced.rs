@@ -73,5 +73,7 @@ fn the_fields_routine_lines_match_no_problem_signature() {
         tuning.len(),
         heldout.len()
     );
-    assert!(held <= HELDOUT_CEILING, "held-out false positives {held}, recorded {HELDOUT_CEILING}");
+    #[allow(clippy::absurd_extreme_comparisons)] // the ceiling is 0 while no held-out line is matched
+    let kept = held <= HELDOUT_CEILING;
+    assert!(kept, "held-out false positives {held}, recorded {HELDOUT_CEILING}");
 }

@@ -54,3 +54,27 @@ pub struct LogHit {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub every_pod: bool,
 }
+
+/// The end of one container's own output as a bundle carries it (`kubectl cluster-info dump` writes each
+/// pod's container logs to `<namespace>/<pod>/logs.txt`, one section per container). Read only for pods
+/// with a crash-looping container: the crashed run's last words are why it crashes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerLog {
+    pub namespace: String,
+    pub pod: String,
+    pub container: String,
+    /// Path of the file inside the bundle.
+    pub file: String,
+    /// The section's last lines (at most [`ContainerLog::TAIL`]), each with its 1-based line number in the
+    /// file (`None` when only the end of a very large file was read), trimmed and capped.
+    pub tail: Vec<(Option<u64>, String)>,
+}
+
+impl ContainerLog {
+    /// Lines kept from the end of each container's section.
+    pub const TAIL: usize = 20;
+}
+
+/// Container waiting reasons of a container that keeps being restarted (a crash loop).
+pub const RESTART_REASONS: [&str; 2] = ["CrashLoopBackOff", "PostStartHookError"];

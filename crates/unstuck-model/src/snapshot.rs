@@ -65,6 +65,8 @@ pub struct Snapshot {
     pub log_hits: Vec<LogHit>,
     /// What node-side collectors recorded about nodes (process counts, limits, mounts, runtime listings).
     pub node_facts: Vec<crate::NodeFacts>,
+    /// The end of crash-looping containers' own output, where the bundle has it (`<ns>/<pod>/logs.txt`).
+    pub container_logs: Vec<crate::ContainerLog>,
     /// Whole pod objects as read, kept only when asked for (the upgrade predictor needs full container specs).
     pub raw_pods: Vec<serde_json::Value>,
     pub source: Source,
@@ -154,6 +156,7 @@ impl Snapshot {
         by_meta!(self.leases);
         self.log_hits
             .sort_by(|a, b| (&a.node, &a.file, a.line, &a.signature).cmp(&(&b.node, &b.file, b.line, &b.signature)));
+        self.container_logs.sort_by(|a, b| (&a.namespace, &a.pod).cmp(&(&b.namespace, &b.pod)));
     }
 
     pub fn index(&self) -> Index<'_> {

@@ -253,7 +253,7 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
 
 /// Waiting reasons of a container the kubelet keeps restarting: `CrashLoopBackOff`, and
 /// `PostStartHookError` (killed because its postStart hook failed, restarted with the same back-off).
-pub(crate) const RESTART_REASONS: [&str; 2] = ["CrashLoopBackOff", "PostStartHookError"];
+pub(crate) use unstuck_model::RESTART_REASONS;
 
 /// A container terminated for a reason other than completing, that has restarted before.
 pub(crate) fn between_restarts(c: &unstuck_model::ContainerStatus) -> bool {

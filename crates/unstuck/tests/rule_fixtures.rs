@@ -661,3 +661,52 @@ fn stuck_unknown_shows_the_problem_lines_that_name_the_pod() {
     assert_eq!(leads.len(), 1, "{leads:?}");
     assert!(leads[0].contains("seccomp profile localhost/audit.json not found"), "{leads:?}");
 }
+
+/// crash-loop cites what the crashed container said last (`<ns>/<pod>/logs.txt` of a cluster-info dump):
+/// its newest problem lines, else its last two lines; nothing for containers that do not crash-loop, nor
+/// without the file.
+#[test]
+fn crash_loop_cites_the_containers_last_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b");
+    copy_dir(&example("mixed-cluster"), &b);
+    let logs = b.join("shop/checkout-7c6d5e4f3-fghij/logs.txt");
+    let output = |b: &std::path::Path| -> Vec<String> {
+        let r = report(b);
+        r.findings
+            .iter()
+            .flat_map(|f| f.evidence.iter().map(move |e| (f, e)))
+            .filter(|(_, e)| e.text.contains(" output: "))
+            .map(|(f, e)| format!("{} {}:{} {}", f.rule, e.file.as_deref().unwrap_or("?"), e.line.unwrap_or(0), e.text))
+            .collect()
+    };
+    // The example: one fatal line among ordinary ones.
+    let got = output(&b);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("crash-loop shop/checkout-7c6d5e4f3-fghij/logs.txt:5 ") && got[0].contains("level=fatal")
+    );
+    // No line reports a problem: the last two lines.
+    let section = |body: &str, c: &str| {
+        format!(
+            "==== START logs for container {c} of pod shop/checkout-7c6d5e4f3-fghij ====\n{body}==== END logs for container {c} of pod shop/checkout-7c6d5e4f3-fghij ====\n"
+        )
+    };
+    std::fs::write(&logs, section("listening on :8080\nshutting down\nbye\n", "app")).unwrap();
+    let got = output(&b);
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(got[0].ends_with("shutting down") && got[1].ends_with("bye"), "{got:#?}");
+    // Another container's section only (not the one in a crash loop): nothing.
+    std::fs::write(&logs, section("panic: boom\n", "sidecar")).unwrap();
+    assert!(output(&b).is_empty());
+    // Without the file: nothing, and no warning.
+    std::fs::remove_file(&logs).unwrap();
+    assert!(output(&b).is_empty());
+    assert!(!load(&b).source.warnings.iter().any(|w| w.contains("logs.txt")));
+    // A running pod's logs.txt is not read at all.
+    let running = b.join("shop/cart-5d8f7b9c6-abcde/logs.txt");
+    std::fs::create_dir_all(running.parent().unwrap()).unwrap();
+    std::fs::write(&running, "==== START logs for container app of pod shop/cart-5d8f7b9c6-abcde ====\nFATAL: x\n")
+        .unwrap();
+    assert!(load(&b).container_logs.is_empty());
+}

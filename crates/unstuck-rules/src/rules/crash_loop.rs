@@ -15,7 +15,9 @@ declare_rule! {
     ///
     /// ## Evidence
     /// The waiting message, the last termination reason and exit code, the restart count, the
-    /// `FailedPostStartHook` events.
+    /// `FailedPostStartHook` events, and what the container said last where the bundle carries its output
+    /// (`<ns>/<pod>/logs.txt` of a `kubectl cluster-info dump`): the newest three of its last lines that
+    /// report a problem, else its last two.
     ///
     /// ## Remediation
     /// 1. Read the previous container's log (`kubectl logs --previous`).
@@ -31,6 +33,30 @@ declare_rule! {
         check: Check::Pod(check),
         explains: &[StateKind::CrashLoop],
     };
+}
+
+/// What the container said last before it exited, where the bundle has its output (`<ns>/<pod>/logs.txt`
+/// of a `kubectl cluster-info dump`): of its last lines, the newest three that report a problem, else
+/// the last two.
+fn last_words(cx: &Cx<'_>, pod: &unstuck_model::Pod, container: &str) -> Vec<Evidence> {
+    let Some(log) = cx.ix.snap.container_logs.iter().find(|l| {
+        l.container == container
+            && l.pod == pod.metadata.name.as_str()
+            && l.namespace == pod.metadata.namespace.as_str()
+    }) else {
+        return Vec::new();
+    };
+    let problems: Vec<_> = log.tail.iter().filter(|(_, t)| unstuck_logs::level::is_problem(t.as_bytes())).collect();
+    let chosen: Vec<_> = match problems.len() {
+        0 => log.tail.iter().rev().take(2).rev().collect(),
+        n => problems[n.saturating_sub(3)..].to_vec(),
+    };
+    chosen
+        .into_iter()
+        .map(|(line, text)| {
+            Evidence::container_output(&log.file, *line, format!("container {container:?} output: {text}"))
+        })
+        .collect()
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
@@ -57,6 +83,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 "container {:?}: {}, {} restarts; {last}",
                 c.name, w.reason, c.restart_count
             )));
+            evidence.extend(last_words(cx, pod, &c.name));
         }
     }
     let c = first.unwrap_or_default();
