@@ -9,7 +9,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use memchr::memchr_iter;
-use unstuck_model::{ContainerLog, Pod, RESTART_REASONS};
+use unstuck_model::{ContainerLog, Pod};
 
 /// Files up to this size are read whole (line numbers known); of larger ones only this much of the end.
 const READ_MAX: u64 = 4 << 20;
@@ -19,23 +19,12 @@ const LINE_MAX: usize = 400;
 const START: &[u8] = b"==== START logs for container ";
 const END: &[u8] = b"==== END logs for container ";
 
-/// The names of the pod's containers that are in a crash loop.
-fn crash_looping(pod: &Pod) -> Vec<&str> {
-    pod.status
-        .init_container_statuses
-        .iter()
-        .chain(&pod.status.container_statuses)
-        .filter(|c| c.state.waiting.as_ref().is_some_and(|w| RESTART_REASONS.contains(&w.reason.as_str())))
-        .map(|c| c.name.as_str())
-        .collect()
-}
-
 /// The crash-looping containers' log tails of these pods, from `root/<ns>/<pod>/logs.txt` where it
 /// exists; warnings name the file of anything unreadable.
 pub(crate) fn read(root: &Path, pods: &[std::sync::Arc<Pod>], warnings: &mut Vec<String>) -> Vec<ContainerLog> {
     let mut out = Vec::new();
     for pod in pods {
-        let looping = crash_looping(pod);
+        let looping = pod.crash_looping_containers();
         if looping.is_empty() {
             continue;
         }
@@ -84,6 +73,20 @@ fn tail_of(path: &Path, len: u64) -> std::io::Result<(Vec<u8>, Option<u64>)> {
     let from = memchr::memchr(b'\n', &b).map_or(b.len(), |i| i + 1);
     b.drain(..from);
     Ok((b, None))
+}
+
+/// A container's output fetched on its own (`kubectl logs --previous`, the API's `pods/log`): its last
+/// lines as a [`ContainerLog`] tail, without line numbers, capped and cleaned like a dump's.
+pub fn tail_of_output(bytes: &[u8]) -> Vec<(Option<u64>, String)> {
+    let mut tail: Vec<(Option<u64>, String)> = bytes
+        .split(|&b| b == b'\n')
+        .map(|l| crate::logs::evidence_text(l.strip_suffix(b"\r").unwrap_or(l), LINE_MAX))
+        .filter(|t| !t.is_empty())
+        .map(|t| (None, t))
+        .collect();
+    let extra = tail.len().saturating_sub(ContainerLog::TAIL);
+    tail.drain(..extra);
+    tail
 }
 
 #[derive(Debug, PartialEq)]
@@ -190,6 +193,19 @@ Request log error: container \"sidecar\" in pod \"checkout-7c6d5e4f3-fghij\" is 
         let long = &tail[ContainerLog::TAIL - 2].1;
         assert!(long.len() <= LINE_MAX + 3 && long.ends_with('…'), "{}", long.len());
         assert_eq!(tail.last().unwrap().1, "\u{fffd}\u{fffd}", "control characters shown, not passed on");
+    }
+
+    #[test]
+    fn fetched_output_keeps_its_last_lines() {
+        let mut out = String::new();
+        for i in 0..30 {
+            out.push_str(&format!("line {i}\r\n"));
+        }
+        let t = tail_of_output(out.as_bytes());
+        assert_eq!(t.len(), ContainerLog::TAIL);
+        assert_eq!((t[0].0, t[0].1.as_str()), (None, "line 10"));
+        assert_eq!(t.last().unwrap().1, "line 29");
+        assert!(tail_of_output(b"").is_empty());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 mod api;
 mod archive;
 mod collect;
-mod container_logs;
+pub mod container_logs;
 mod error;
 pub mod facts;
 pub mod json;

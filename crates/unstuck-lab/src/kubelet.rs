@@ -416,6 +416,20 @@ impl SimKubelet {
                 .collect();
             ("Pending", st, false)
         } else if behaviour == "crash-loop" {
+            // What each crashed run printed last, for the container log endpoint (pods/log?previous=true).
+            let d = self.log_dir.join(&self.spec.name).join("containers");
+            let _ = std::fs::create_dir_all(&d);
+            for c in &spec.containers {
+                let out = format!(
+                    "{} starting {}\n{} loading /etc/{}/config.yaml\n{} FATAL: config.yaml: no such file or directory\n",
+                    ts(now),
+                    c.name,
+                    ts(now),
+                    c.name,
+                    ts(now)
+                );
+                let _ = std::fs::write(d.join(format!("{ns}_{name}_{}.log", c.name)), out);
+            }
             let st = spec
                 .containers
                 .iter()

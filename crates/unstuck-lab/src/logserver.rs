@@ -92,6 +92,31 @@ fn respond<B>(dir: &Path, req: &Request<B>) -> Response<Full<Bytes>> {
     if req.method() != hyper::Method::GET {
         return text(StatusCode::METHOD_NOT_ALLOWED, "only GET\n");
     }
+    // The kubelet's container log endpoint behind the API's pods/log: `containers/<ns>_<pod>_<container>.log`
+    // of the node directory, the last `tailLines` lines. Only a previous run's log exists here (the lab's
+    // containers never write output while running).
+    if let Some(rest) = req.uri().path().strip_prefix("/containerLogs/") {
+        let parts: Vec<&str> = rest.split('/').collect();
+        let query = req.uri().query().unwrap_or("");
+        let param = |k: &str| query.split('&').find_map(|kv| kv.strip_prefix(k).and_then(|v| v.strip_prefix('=')));
+        let [ns, pod, container] = parts[..] else { return text(StatusCode::NOT_FOUND, "404 page not found\n") };
+        if ![ns, pod, container].iter().all(|p| plain_name(p)) {
+            return text(StatusCode::NOT_FOUND, "404 page not found\n");
+        }
+        let file = dir.join("containers").join(format!("{ns}_{pod}_{container}.log"));
+        return match (param("previous") == Some("true"), std::fs::read_to_string(file)) {
+            (true, Ok(t)) => {
+                let n: usize = param("tailLines").and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
+                let lines: Vec<&str> = t.lines().collect();
+                let tail = lines[lines.len().saturating_sub(n)..].join("\n");
+                text(StatusCode::OK, format!("{tail}\n"))
+            }
+            _ => text(
+                StatusCode::BAD_REQUEST,
+                format!("previous terminated container \"{container}\" in pod \"{pod}\" not found\n"),
+            ),
+        };
+    }
     let Some(rest) = req.uri().path().strip_prefix("/logs/") else {
         return text(StatusCode::NOT_FOUND, "404 page not found\n");
     };
@@ -152,6 +177,15 @@ mod tests {
         assert_eq!(get(&d, "/logs/syslog").0, StatusCode::NOT_FOUND);
         assert_eq!(get(&d, "/logs/..%2F..%2Fetc%2Fpasswd").0, StatusCode::NOT_FOUND);
         assert_eq!(get(&d, "/logs/../kubelet.log").0, StatusCode::NOT_FOUND);
+        std::fs::create_dir_all(d.join("containers")).unwrap();
+        std::fs::write(d.join("containers/ns_p_app.log"), "one\ntwo\nthree\n").unwrap();
+        assert_eq!(
+            get(&d, "/containerLogs/ns/p/app?previous=true&tailLines=2"),
+            (StatusCode::OK, "two\nthree\n".into())
+        );
+        assert_eq!(get(&d, "/containerLogs/ns/p/app").0, StatusCode::BAD_REQUEST, "only a previous run's log");
+        assert_eq!(get(&d, "/containerLogs/ns/p/other?previous=true").0, StatusCode::BAD_REQUEST);
+        assert_eq!(get(&d, "/containerLogs/ns/../app?previous=true").0, StatusCode::NOT_FOUND);
         assert_eq!(get(&d, "/logs/?query=../../etc/passwd").0, StatusCode::BAD_REQUEST);
         assert_eq!(get(&d, "/metrics").0, StatusCode::NOT_FOUND);
         let _ = std::fs::remove_dir_all(&d);

@@ -280,6 +280,61 @@ impl Live {
         })
     }
 
+    /// The crashed run's output of each crash-looping container (`pods/log?previous=true`, its last
+    /// [`ContainerLog::TAIL`] lines), into `snap.container_logs` as a dump's `logs.txt` would give it. At
+    /// most [`CONTAINER_LOGS_MAX`] containers, a few at a time, each with a deadline. Returns a note when
+    /// some could not be read (no `get` on `pods/log`, or no answer).
+    ///
+    /// [`ContainerLog::TAIL`]: unstuck_model::ContainerLog::TAIL
+    pub async fn fetch_container_logs(&self, snap: &mut Snapshot) -> Option<String> {
+        const AT_ONCE: usize = 8;
+        let wanted: Vec<(String, String, String)> = snap
+            .pods
+            .iter()
+            .flat_map(|p| {
+                p.crash_looping_containers()
+                    .into_iter()
+                    .map(|c| (p.metadata.namespace.to_string(), p.metadata.name.to_string(), c.to_string()))
+            })
+            .take(CONTAINER_LOGS_MAX)
+            .collect();
+        let (mut missed, mut forbidden) = (0, false);
+        for batch in wanted.chunks(AT_ONCE) {
+            let got = futures::future::join_all(batch.iter().map(|(ns, pod, c)| {
+                let path = format!(
+                    "/api/v1/namespaces/{}/pods/{}/log?container={}&previous=true&tailLines={}",
+                    enc(ns),
+                    enc(pod),
+                    enc(c),
+                    unstuck_model::ContainerLog::TAIL
+                );
+                async move { tokio::time::timeout(NODE_LOG_DEADLINE, self.get(&path, "pods/log", "get")).await }
+            }))
+            .await;
+            for ((ns, pod, c), r) in batch.iter().zip(got) {
+                match r {
+                    Ok(Ok(body)) => snap.container_logs.push(unstuck_model::ContainerLog {
+                        namespace: ns.clone(),
+                        pod: pod.clone(),
+                        container: c.clone(),
+                        file: format!("kubectl logs -n {ns} {pod} -c {c} --previous"),
+                        tail: unstuck_ingest::container_logs::tail_of_output(&body),
+                    }),
+                    Ok(Err(LiveError::Forbidden { .. })) => {
+                        forbidden = true;
+                        missed += 1
+                    }
+                    _ => missed += 1,
+                }
+            }
+        }
+        snap.container_logs.sort_by(|a, b| (&a.namespace, &a.pod).cmp(&(&b.namespace, &b.pod)));
+        (missed > 0).then(|| match forbidden {
+            true => "crash-looping containers' output unavailable: these credentials cannot get pods/log (deploy/rbac.yaml grants it)".to_string(),
+            false => format!("output of {missed} crash-looping container(s) unavailable (pods/log did not answer, or the previous run's log is gone)"),
+        })
+    }
+
     /// A progress bar on stderr over the kinds to list, only when stderr is a terminal.
     pub fn progress_bar(&self) -> Option<indicatif::ProgressBar> {
         if !self.progress {
@@ -301,6 +356,13 @@ impl Live {
 
 /// How long one kubelet log request may take (the client retries 503s with backoff inside it).
 const NODE_LOG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(6);
+/// At most this many crash-looping containers' output is fetched in one read of the cluster.
+pub const CONTAINER_LOGS_MAX: usize = 50;
+
+/// A name as one URL path segment or query value (names are DNS labels; this keeps anything else harmless).
+fn enc(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
 
 #[cfg(test)]
 mod tests {

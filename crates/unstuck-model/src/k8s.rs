@@ -430,6 +430,16 @@ pub struct StateTerminated {
 }
 
 impl Pod {
+    /// The names of the containers (init containers first) waiting to be restarted after crashing.
+    pub fn crash_looping_containers(&self) -> Vec<&str> {
+        self.status
+            .init_container_statuses
+            .iter()
+            .chain(&self.status.container_statuses)
+            .filter(|c| c.state.waiting.as_ref().is_some_and(|w| crate::RESTART_REASONS.contains(&w.reason.as_str())))
+            .map(|c| c.name.as_str())
+            .collect()
+    }
     pub fn key(&self) -> String {
         format!("{}/{}", self.metadata.namespace, self.metadata.name)
     }

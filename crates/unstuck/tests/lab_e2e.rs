@@ -181,7 +181,25 @@ fn lab_end_to_end() {
     if cfg.node_ip.is_loopback() {
         println!("kubelet log API: SKIPPED the success path (no non-loopback address on this machine)");
         assert!(w.contains("node logs of nfs-1 unavailable"), "{w}");
+        assert!(w.contains("crash-looping container(s) unavailable"), "{w}");
     } else {
+        // The crash-looping container's last run, read through pods/log?previous=true (kube-apiserver's
+        // proxy to the kubelet's container log endpoint), is cited as the crash-loop's evidence.
+        let checkout = v["findings"].as_array().unwrap().iter().find(|f| f["subject"]["name"] == "checkout").unwrap();
+        let out: Vec<&serde_json::Value> = checkout["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["text"].as_str().is_some_and(|t| t.contains("output: ")))
+            .collect();
+        assert!(
+            out.len() == 1
+                && out[0]["text"].as_str().unwrap().contains("FATAL: config.yaml: no such file or directory")
+                && out[0]["file"] == "kubectl logs -n sc-apps checkout -c app --previous",
+            "{checkout:#}"
+        );
+        assert!(!w.contains("crash-looping container"), "{w}");
+        println!("pods/log: the crash-looping container's last run cited through kube-apiserver's proxy");
         assert!(!w.contains("node logs of nfs-1 unavailable") && !w.contains("node logs of pid-1"), "{w}");
         let nfs = v["findings"]
             .as_array()

@@ -15,9 +15,10 @@ declare_rule! {
     ///
     /// ## Evidence
     /// The waiting message, the last termination reason and exit code, the restart count, the
-    /// `FailedPostStartHook` events, and what the container said last where the bundle carries its output
-    /// (`<ns>/<pod>/logs.txt` of a `kubectl cluster-info dump`): the newest three of its last lines that
-    /// report a problem, else its last two.
+    /// `FailedPostStartHook` events, and what the container said last: its crashed run's output as a
+    /// `kubectl cluster-info dump` directory carries it (`<ns>/<pod>/logs.txt`) or, live, as `pods/log`
+    /// gives it (`kubectl logs --previous`): the newest three of its last lines that report a problem or
+    /// use the words of a crash (`fatal`, `panic`, `exception`, `traceback`), else its last two.
     ///
     /// ## Remediation
     /// 1. Read the previous container's log (`kubectl logs --previous`).
@@ -35,6 +36,14 @@ declare_rule! {
     };
 }
 
+/// Words of a program on its way out, besides those of any problem line (`level::is_problem`).
+const CRASH_WORDS: [&str; 5] = ["fatal", "panic", "exception", "traceback", "segmentation fault"];
+
+fn last_words_of_a_crash(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    unstuck_logs::level::is_problem(line.as_bytes()) || CRASH_WORDS.iter().any(|w| lower.contains(w))
+}
+
 /// What the container said last before it exited, where the bundle has its output (`<ns>/<pod>/logs.txt`
 /// of a `kubectl cluster-info dump`): of its last lines, the newest three that report a problem, else
 /// the last two.
@@ -46,7 +55,7 @@ fn last_words(cx: &Cx<'_>, pod: &unstuck_model::Pod, container: &str) -> Vec<Evi
     }) else {
         return Vec::new();
     };
-    let problems: Vec<_> = log.tail.iter().filter(|(_, t)| unstuck_logs::level::is_problem(t.as_bytes())).collect();
+    let problems: Vec<_> = log.tail.iter().filter(|(_, t)| last_words_of_a_crash(t)).collect();
     let chosen: Vec<_> = match problems.len() {
         0 => log.tail.iter().rev().take(2).rev().collect(),
         n => problems[n.saturating_sub(3)..].to_vec(),
