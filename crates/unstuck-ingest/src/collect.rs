@@ -43,6 +43,10 @@ pub struct Collector<'o> {
     pub(crate) facts: Vec<unstuck_model::NodeFacts>,
     /// What names a single-node collector's host (sos `hostname`, the EKS instance ID).
     pub(crate) host_hints: Vec<String>,
+    /// Container log sections read from an archive before its pods were known (`finish` keeps those of
+    /// crash-looping containers), and the bytes they hold.
+    pub(crate) container_log_sections: Vec<unstuck_model::ContainerLog>,
+    pub(crate) container_log_bytes: usize,
 }
 
 impl<'o> Collector<'o> {
@@ -61,6 +65,8 @@ impl<'o> Collector<'o> {
             tally: Default::default(),
             facts: Vec::new(),
             host_hints: Vec::new(),
+            container_log_sections: Vec::new(),
+            container_log_bytes: 0,
         }
     }
 
@@ -220,6 +226,11 @@ impl<'o> Collector<'o> {
             }
             self.snap.source.format = Some(f.name().to_string());
             self.snap.source.missing = missing.into_iter().map(String::from).collect();
+        }
+        if !self.container_log_sections.is_empty() {
+            let sections = std::mem::take(&mut self.container_log_sections);
+            let logs = crate::container_logs::of_crash_looping(&self.snap.pods, sections);
+            self.snap.container_logs.extend(logs);
         }
         let facts = std::mem::take(&mut self.facts);
         let mut warnings = Vec::new();
@@ -489,5 +500,6 @@ impl Collector<'_> {
         self.host_hints.append(&mut o.host_hints);
         self.collected_at = self.collected_at.max(o.collected_at);
         self.log_files.append(&mut o.log_files);
+        self.container_log_sections.append(&mut o.container_log_sections);
     }
 }

@@ -58,6 +58,86 @@ pub(crate) fn read(root: &Path, pods: &[std::sync::Arc<Pod>], warnings: &mut Vec
     out
 }
 
+/// The container log sections an archive may hold in memory before its pods are known (a whole
+/// cluster's `logs.txt` files, of which only the crash-looping containers' are kept in the end).
+const ARCHIVE_BUDGET: usize = 64 << 20;
+
+/// A dump's `<ns>/<pod>/logs.txt` met in an archive: its sections' tails, kept until `finish` knows which
+/// containers crash-loop. Beyond [`ARCHIVE_BUDGET`] bytes of them, the rest are not kept (one warning).
+pub(crate) fn take_entry(
+    c: &mut crate::Collector,
+    shown: &str,
+    parts: &[String],
+    r: &mut dyn Read,
+) -> Result<(), crate::IngestError> {
+    let n = parts.len();
+    let (ns, pod) = (parts[n - 3].clone(), parts[n - 2].clone());
+    // Read through the entry, keeping its last READ_MAX bytes (a long log's beginning is not needed).
+    let mut kept: Vec<u8> = Vec::new();
+    let mut dropped = false;
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let got = r.read(&mut chunk).map_err(|e| crate::IngestError::Io { path: shown.to_string(), cause: e })?;
+        if got == 0 {
+            break;
+        }
+        kept.extend_from_slice(&chunk[..got]);
+        if kept.len() as u64 > 2 * READ_MAX {
+            let cut = kept.len() - READ_MAX as usize;
+            kept.drain(..cut);
+            dropped = true;
+        }
+    }
+    let first_line = if dropped || kept.len() as u64 > READ_MAX {
+        let cut = kept.len().saturating_sub(READ_MAX as usize);
+        kept.drain(..cut);
+        let from = memchr::memchr(b'\n', &kept).map_or(kept.len(), |i| i + 1);
+        kept.drain(..from);
+        None
+    } else {
+        Some(1)
+    };
+    let file = format!("{ns}/{pod}/logs.txt");
+    for s in sections(&kept, first_line) {
+        let size: usize = s.tail.iter().map(|(_, t)| t.len() + 16).sum::<usize>() + 64;
+        if c.container_log_bytes + size > ARCHIVE_BUDGET {
+            if c.container_log_bytes <= ARCHIVE_BUDGET {
+                c.warn(format!(
+                    "{shown}: container logs beyond {} MiB are not kept; crash-loop findings after it lack the containers' output",
+                    ARCHIVE_BUDGET >> 20
+                ));
+                c.container_log_bytes = ARCHIVE_BUDGET + 1;
+            }
+            return Ok(());
+        }
+        c.container_log_bytes += size;
+        c.container_log_sections.push(ContainerLog {
+            namespace: ns.clone(),
+            pod: pod.clone(),
+            container: s.container,
+            file: file.clone(),
+            tail: s.tail,
+        });
+    }
+    Ok(())
+}
+
+/// Of sections read before the pods were known, those of the containers that crash-loop.
+pub(crate) fn of_crash_looping(pods: &[std::sync::Arc<Pod>], sections: Vec<ContainerLog>) -> Vec<ContainerLog> {
+    let looping: std::collections::HashSet<(&str, &str, &str)> = pods
+        .iter()
+        .flat_map(|p| {
+            p.crash_looping_containers()
+                .into_iter()
+                .map(move |c| (p.metadata.namespace.as_str(), p.metadata.name.as_str(), c))
+        })
+        .collect();
+    sections
+        .into_iter()
+        .filter(|s| looping.contains(&(s.namespace.as_str(), s.pod.as_str(), s.container.as_str())))
+        .collect()
+}
+
 /// The file's bytes, or its last [`READ_MAX`] bytes from a line start; the first line's number (`None`
 /// when the beginning was not read).
 fn tail_of(path: &Path, len: u64) -> std::io::Result<(Vec<u8>, Option<u64>)> {

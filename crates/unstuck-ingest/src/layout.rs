@@ -136,6 +136,8 @@ pub(crate) enum Route {
     HostInfoJson,
     /// `date` output saying when a node collection was taken (sos `sos_commands/date/date_--utc`).
     CollectedAt,
+    /// A cluster-info dump's `<ns>/<pod>/logs.txt`: the pod's containers' own output.
+    ContainerLog,
     Ignore,
 }
 
@@ -340,6 +342,10 @@ pub(crate) fn route(parts: &[String]) -> Routed {
         return r(Format::AksPeriscope, Route::Ignore);
     }
 
+    // A cluster-info dump's container logs: <namespace>/<pod>/logs.txt.
+    if name == "logs.txt" && n >= 3 {
+        return r(Format::ClusterInfoDump, Route::ContainerLog);
+    }
     // A cluster-info dump: nodes.json and <namespace>/<kind>.json (or .yaml).
     if let Some(stem) = name.strip_suffix(".json").or_else(|| name.strip_suffix(".yaml")) {
         if let Some((k, _)) = crate::KINDS.iter().find(|(k, _)| *k == stem) {

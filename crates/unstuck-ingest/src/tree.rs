@@ -106,7 +106,7 @@ fn take_small(c: &mut Collector, shown: &str, parts: &[String], route: &Route, b
         Route::HostName => c.host_hints.push(String::from_utf8_lossy(b).trim().to_string()),
         Route::HostInfoJson => c.host_hints.extend(host_from_info(b)),
         Route::CollectedAt => c.collected_at = c.collected_at.or(date_utc(b)),
-        Route::Ignore | Route::List(_) | Route::Objects | Route::Log(_) => {}
+        Route::Ignore | Route::List(_) | Route::Objects | Route::Log(_) | Route::ContainerLog => {}
     }
     Ok(())
 }
@@ -152,6 +152,11 @@ pub(crate) fn take_entry(
         route @ (Route::List(_) | Route::Objects) => {
             let b = read_all(r, limits.max_api_file_bytes)?;
             add_api(c, shown, route, &b)?;
+        }
+        Route::ContainerLog => {
+            if c.opts.api && !outside_focus(c, parts, &routed) {
+                crate::container_logs::take_entry(c, shown, parts, r)?;
+            }
         }
         Route::Log(node) => {
             if !c.opts.logs || !c.opts.scans_node(&node_name(node)) {
