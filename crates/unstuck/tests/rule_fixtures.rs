@@ -696,10 +696,12 @@ fn crash_loop_cites_the_containers_last_words() {
     let got = output(&b);
     assert_eq!(got.len(), 2, "{got:#?}");
     assert!(got[0].ends_with("shutting down") && got[1].ends_with("bye"), "{got:#?}");
-    // Plain text with the words of a crash (no level, no word of failure): those lines.
+    // Plain text with the words of a crash (no level, no word of failure): those lines,
+    // with the line after the newest of them, where programs put the detail.
     std::fs::write(&logs, section("started\nFATAL: config.yaml: no such file\nshutting down\n", "app")).unwrap();
     let got = output(&b);
-    assert!(got.len() == 1 && got[0].ends_with("FATAL: config.yaml: no such file"), "{got:#?}");
+    assert!(got.len() == 2 && got[0].ends_with("FATAL: config.yaml: no such file"), "{got:#?}");
+    assert!(got[1].ends_with("shutting down"), "{got:#?}");
     // Another container's section only (not the one in a crash loop): nothing.
     std::fs::write(&logs, section("panic: boom\n", "sidecar")).unwrap();
     assert!(output(&b).is_empty());

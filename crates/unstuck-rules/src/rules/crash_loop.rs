@@ -18,7 +18,8 @@ declare_rule! {
     /// `FailedPostStartHook` events, and what the container said last: its crashed run's output as a
     /// `kubectl cluster-info dump` directory carries it (`<ns>/<pod>/logs.txt`) or, live, as `pods/log`
     /// gives it (`kubectl logs --previous`): the newest three of its last lines that report a problem or
-    /// use the words of a crash (`fatal`, `panic`, `exception`, `traceback`), else its last two.
+    /// use the words of a crash (`fatal`, `panic`, `exception`, `traceback`) and the line after the newest
+    /// of them (where programs put the detail), else its last two.
     ///
     /// ## Remediation
     /// 1. Read the previous container's log (`kubectl logs --previous`).
@@ -39,6 +40,22 @@ declare_rule! {
 /// Words of a program on its way out, besides those of any problem line (`level::is_problem`).
 const CRASH_WORDS: [&str; 5] = ["fatal", "panic", "exception", "traceback", "segmentation fault"];
 
+/// Of a crashed container's last lines, those `crash-loop` cites: the newest three that report a problem
+/// or use the words of a crash, and the line after the newest of them (where programs put the detail:
+/// `failed parsing config: …:` then the field, `bootstrap checks failed` then the check); else the last
+/// two. Measured on the field's crash output (`corpus/crash-output/`, test `crash_output.rs`).
+pub fn last_words(tail: &[(Option<u64>, String)]) -> Vec<&(Option<u64>, String)> {
+    let problems: Vec<usize> = (0..tail.len()).filter(|&i| last_words_of_a_crash(&tail[i].1)).collect();
+    let Some(&newest) = problems.last() else {
+        return tail.iter().rev().take(2).rev().collect();
+    };
+    let mut chosen: Vec<usize> = problems[problems.len().saturating_sub(3)..].to_vec();
+    if newest + 1 < tail.len() {
+        chosen.push(newest + 1);
+    }
+    chosen.into_iter().map(|i| &tail[i]).collect()
+}
+
 fn last_words_of_a_crash(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
     unstuck_logs::level::is_problem(line.as_bytes()) || CRASH_WORDS.iter().any(|w| lower.contains(w))
@@ -47,7 +64,7 @@ fn last_words_of_a_crash(line: &str) -> bool {
 /// What the container said last before it exited, where the bundle has its output (`<ns>/<pod>/logs.txt`
 /// of a `kubectl cluster-info dump`): of its last lines, the newest three that report a problem, else
 /// the last two.
-fn last_words(cx: &Cx<'_>, pod: &unstuck_model::Pod, container: &str) -> Vec<Evidence> {
+fn last_words_evidence(cx: &Cx<'_>, pod: &unstuck_model::Pod, container: &str) -> Vec<Evidence> {
     let Some(log) = cx.ix.snap.container_logs.iter().find(|l| {
         l.container == container
             && l.pod == pod.metadata.name.as_str()
@@ -55,12 +72,7 @@ fn last_words(cx: &Cx<'_>, pod: &unstuck_model::Pod, container: &str) -> Vec<Evi
     }) else {
         return Vec::new();
     };
-    let problems: Vec<_> = log.tail.iter().filter(|(_, t)| last_words_of_a_crash(t)).collect();
-    let chosen: Vec<_> = match problems.len() {
-        0 => log.tail.iter().rev().take(2).rev().collect(),
-        n => problems[n.saturating_sub(3)..].to_vec(),
-    };
-    chosen
+    last_words(&log.tail)
         .into_iter()
         .map(|(line, text)| {
             Evidence::container_output(&log.file, *line, format!("container {container:?} output: {text}"))
@@ -92,7 +104,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 "container {:?}: {}, {} restarts; {last}",
                 c.name, w.reason, c.restart_count
             )));
-            evidence.extend(last_words(cx, pod, &c.name));
+            evidence.extend(last_words_evidence(cx, pod, &c.name));
         }
     }
     let c = first.unwrap_or_default();
