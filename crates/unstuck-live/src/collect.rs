@@ -163,6 +163,30 @@ pub async fn collect_bundle(
             }
         }
     }
+    // The crash-looping containers' last run, as `kubectl cluster-info dump` lays out container logs
+    // (`<ns>/<pod>/logs.txt`, one START/END section per container): only for them, not every pod.
+    let mut container_logs: Vec<(String, Vec<u8>)> = Vec::new();
+    if layout == BundleLayout::ClusterInfoDump {
+        let pods: Vec<unstuck_model::Pod> = files
+            .iter()
+            .filter(|(k, _)| k.ends_with("/pods.json"))
+            .flat_map(|(_, items)| items.iter().filter_map(|v| serde_json::from_value(v.clone()).ok()))
+            .collect();
+        let wanted = Live::crash_looping(&pods);
+        let (got, note) = live.previous_outputs(&wanted).await;
+        stats.notes.extend(note);
+        let mut by_pod: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        for ((ns, pod, c), body) in got {
+            let text = by_pod.entry(format!("{ns}/{pod}/logs.txt")).or_default();
+            text.extend(format!("==== START logs for container {c} of pod {ns}/{pod} ====\n").bytes());
+            text.extend(&body);
+            if !body.is_empty() && !body.ends_with(b"\n") {
+                text.push(b'\n');
+            }
+            text.extend(format!("==== END logs for container {c} of pod {ns}/{pod} ====\n").bytes());
+        }
+        container_logs.extend(by_pod);
+    }
     let tmpdir = std::env::temp_dir().join(format!("unstuck-collect-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmpdir);
     let logs_dir = match local_logs {
@@ -232,6 +256,9 @@ pub async fn collect_bundle(
             };
             let list = json!({"kind": list_kind(stem), "apiVersion": "v1", "metadata": {}, "items": items});
             add(name, &serde_json::to_vec_pretty(&list)?)?;
+        }
+        for (name, text) in &container_logs {
+            add(name, text)?;
         }
         let mut logs = 0;
         if let Ok(rd) = std::fs::read_dir(&logs_dir) {

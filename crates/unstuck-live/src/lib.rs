@@ -280,25 +280,29 @@ impl Live {
         })
     }
 
-    /// The crashed run's output of each crash-looping container (`pods/log?previous=true`, its last
-    /// [`ContainerLog::TAIL`] lines), into `snap.container_logs` as a dump's `logs.txt` would give it. At
-    /// most [`CONTAINER_LOGS_MAX`] containers, a few at a time, each with a deadline. Returns a note when
-    /// some could not be read (no `get` on `pods/log`, or no answer).
-    ///
-    /// [`ContainerLog::TAIL`]: unstuck_model::ContainerLog::TAIL
-    pub async fn fetch_container_logs(&self, snap: &mut Snapshot) -> Option<String> {
-        const AT_ONCE: usize = 8;
-        let wanted: Vec<(String, String, String)> = snap
-            .pods
-            .iter()
+    /// The crash-looping containers (namespace, pod, container) of these pods, at most [`CONTAINER_LOGS_MAX`].
+    pub fn crash_looping<'p>(pods: impl IntoIterator<Item = &'p unstuck_model::Pod>) -> Vec<(String, String, String)> {
+        pods.into_iter()
             .flat_map(|p| {
                 p.crash_looping_containers()
                     .into_iter()
                     .map(|c| (p.metadata.namespace.to_string(), p.metadata.name.to_string(), c.to_string()))
             })
             .take(CONTAINER_LOGS_MAX)
-            .collect();
-        let (mut missed, mut forbidden) = (0, false);
+            .collect()
+    }
+
+    /// The crashed run's output of each of these containers (`pods/log?previous=true`, its last
+    /// [`ContainerLog::TAIL`] lines as the API gives them), a few at a time, each with a deadline; and a
+    /// note when some could not be read (no `get` on `pods/log`, or no answer).
+    ///
+    /// [`ContainerLog::TAIL`]: unstuck_model::ContainerLog::TAIL
+    pub async fn previous_outputs(
+        &self,
+        wanted: &[(String, String, String)],
+    ) -> (Vec<((String, String, String), Vec<u8>)>, Option<String>) {
+        const AT_ONCE: usize = 8;
+        let (mut out, mut missed, mut forbidden) = (Vec::new(), 0, false);
         for batch in wanted.chunks(AT_ONCE) {
             let got = futures::future::join_all(batch.iter().map(|(ns, pod, c)| {
                 let path = format!(
@@ -311,15 +315,9 @@ impl Live {
                 async move { tokio::time::timeout(NODE_LOG_DEADLINE, self.get(&path, "pods/log", "get")).await }
             }))
             .await;
-            for ((ns, pod, c), r) in batch.iter().zip(got) {
+            for (key, r) in batch.iter().zip(got) {
                 match r {
-                    Ok(Ok(body)) => snap.container_logs.push(unstuck_model::ContainerLog {
-                        namespace: ns.clone(),
-                        pod: pod.clone(),
-                        container: c.clone(),
-                        file: format!("kubectl logs -n {ns} {pod} -c {c} --previous"),
-                        tail: unstuck_ingest::container_logs::tail_of_output(&body),
-                    }),
+                    Ok(Ok(body)) => out.push((key.clone(), body)),
                     Ok(Err(LiveError::Forbidden { .. })) => {
                         forbidden = true;
                         missed += 1
@@ -328,11 +326,29 @@ impl Live {
                 }
             }
         }
-        snap.container_logs.sort_by(|a, b| (&a.namespace, &a.pod).cmp(&(&b.namespace, &b.pod)));
-        (missed > 0).then(|| match forbidden {
+        let note = (missed > 0).then(|| match forbidden {
             true => "crash-looping containers' output unavailable: these credentials cannot get pods/log (deploy/rbac.yaml grants it)".to_string(),
             false => format!("output of {missed} crash-looping container(s) unavailable (pods/log did not answer, or the previous run's log is gone)"),
-        })
+        });
+        (out, note)
+    }
+
+    /// The crash-looping containers' last run into `snap.container_logs`, as a dump's `logs.txt` would give
+    /// it; a note when some could not be read.
+    pub async fn fetch_container_logs(&self, snap: &mut Snapshot) -> Option<String> {
+        let wanted = Self::crash_looping(snap.pods.iter().map(|p| &**p));
+        let (got, note) = self.previous_outputs(&wanted).await;
+        for ((ns, pod, c), body) in got {
+            snap.container_logs.push(unstuck_model::ContainerLog {
+                file: format!("kubectl logs -n {ns} {pod} -c {c} --previous"),
+                tail: unstuck_ingest::container_logs::tail_of_output(&body),
+                namespace: ns,
+                pod,
+                container: c,
+            });
+        }
+        snap.container_logs.sort_by(|a, b| (&a.namespace, &a.pod).cmp(&(&b.namespace, &b.pod)));
+        note
     }
 
     /// A progress bar on stderr over the kinds to list, only when stderr is a terminal.

@@ -261,8 +261,21 @@ fn lab_end_to_end() {
     assert_eq!(code, 0, "{err}");
     let (code, out, _) = run(&["diagnose", bundle.to_str().unwrap(), "--stuck-after", "1s", "-o", "json"]);
     assert_eq!(code, 1);
-    let bundle_set = findings(&serde_json::from_str(&out).unwrap());
+    let bundle_report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let bundle_set = findings(&bundle_report);
     assert_eq!(bundle_set, live_set, "collected bundle and live diagnose disagree");
+    // It carries the crash-looping container's last run as a dump's `<ns>/<pod>/logs.txt` (through
+    // kube-apiserver's pods/log proxy, so not on a loopback-only lab), and diagnose cites it from there.
+    let checkout = pod_finding(&bundle_report, "sc-apps", "checkout");
+    let cited = checkout["evidence"].as_array().unwrap().iter().any(|e| {
+        e["file"] == "sc-apps/checkout/logs.txt" && e["text"].as_str().is_some_and(|t| t.contains("FATAL: config.yaml"))
+    });
+    if cfg.node_ip.is_loopback() {
+        println!("collect: SKIPPED the crash-looping container's output (no non-loopback address on this machine)");
+    } else {
+        assert!(cited, "{checkout:#}");
+        println!("collect: the crash-looping container's last run written as sc-apps/checkout/logs.txt and cited");
+    }
     // The same collection in Troubleshoot's layout (for a vendor's tooling) reads back the same.
     let sb = tmp.path().join("support-bundle.tar.gz");
     let (code, _, err) = run(&[
