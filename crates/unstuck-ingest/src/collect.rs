@@ -47,6 +47,8 @@ pub struct Collector<'o> {
     /// crash-looping containers), and the bytes they hold.
     pub(crate) container_log_sections: Vec<unstuck_model::ContainerLog>,
     pub(crate) container_log_bytes: usize,
+    /// A dump directory's pods with a crash-looping container (picked by the thread that parsed them).
+    crash_looping: Vec<Arc<unstuck_model::Pod>>,
 }
 
 impl<'o> Collector<'o> {
@@ -67,6 +69,7 @@ impl<'o> Collector<'o> {
             host_hints: Vec::new(),
             container_log_sections: Vec::new(),
             container_log_bytes: 0,
+            crash_looping: Vec::new(),
         }
     }
 
@@ -416,6 +419,9 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
         if parsed.is_none() {
             part.warn(format!("{path}: empty file"));
         }
+        // The pods whose container logs to read, picked while they are fresh in this thread's cache.
+        part.crash_looping =
+            part.snap.pods.iter().filter(|p| !p.crash_looping_containers().is_empty()).cloned().collect();
         Ok(part)
     };
     // Every file's result is kept, so the error reported is the first in file order, whichever thread met it.
@@ -454,7 +460,8 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     c.log_files.extend(scanned?);
     // The crash-looping containers' own output (`<ns>/<pod>/logs.txt`), for the few pods that have one.
     let mut warnings = Vec::new();
-    c.snap.container_logs = crate::container_logs::read(root, &c.snap.pods, &mut warnings);
+    let looping = std::mem::take(&mut c.crash_looping);
+    c.snap.container_logs = crate::container_logs::read(root, &looping, &mut warnings);
     for w in warnings {
         c.warn(w);
     }
@@ -501,5 +508,6 @@ impl Collector<'_> {
         self.collected_at = self.collected_at.max(o.collected_at);
         self.log_files.append(&mut o.log_files);
         self.container_log_sections.append(&mut o.container_log_sections);
+        self.crash_looping.append(&mut o.crash_looping);
     }
 }
