@@ -19,6 +19,18 @@ const LINE_MAX: usize = 400;
 const START: &[u8] = b"==== START logs for container ";
 const END: &[u8] = b"==== END logs for container ";
 
+/// One container's section of a dump's `logs.txt`, as kubectl writes it (what [`sections`] reads back).
+pub fn dump_section(ns: &str, pod: &str, container: &str, output: &[u8]) -> Vec<u8> {
+    let marker = |m: &[u8]| [m, format!("{container} of pod {ns}/{pod} ====\n").as_bytes()].concat();
+    let mut text = marker(START);
+    text.extend_from_slice(output);
+    if !output.is_empty() && !output.ends_with(b"\n") {
+        text.push(b'\n');
+    }
+    text.extend(marker(END));
+    text
+}
+
 /// The crash-looping containers' log tails of these pods, from `root/<ns>/<pod>/logs.txt` where it
 /// exists; warnings name the file of anything unreadable.
 pub(crate) fn read(root: &Path, pods: &[std::sync::Arc<Pod>], warnings: &mut Vec<String>) -> Vec<ContainerLog> {
@@ -276,6 +288,18 @@ Request log error: container \"sidecar\" in pod \"checkout-7c6d5e4f3-fghij\" is 
     }
 
     #[test]
+    fn written_sections_read_back() {
+        let mut text = dump_section("shop", "web-0", "app", b"one\ntwo");
+        text.extend(dump_section("shop", "web-0", "side", b""));
+        let s = sections(&text, Some(1));
+        assert_eq!(
+            s[0],
+            Section { container: "app".into(), tail: vec![(Some(2), "one".into()), (Some(3), "two".into())] }
+        );
+        assert_eq!(s[1], Section { container: "side".into(), tail: vec![] });
+    }
+
+    #[test]
     fn fetched_output_keeps_its_last_lines() {
         let mut out = String::new();
         for i in 0..30 {
@@ -319,6 +343,8 @@ Request log error: container \"sidecar\" in pod \"checkout-7c6d5e4f3-fghij\" is 
             ]}
         }))
         .unwrap();
+        // A pod named `..` would reach `shop/../logs.txt`, i.e. the bundle's top: that file is never read.
+        std::fs::write(dir.path().join("logs.txt"), dump_section("shop", "..", "app", b"panic: outside\n")).unwrap();
         let mut evil = pod.clone();
         evil.metadata.name = "..".into();
         let mut w = Vec::new();

@@ -88,6 +88,11 @@ fn plain_name(s: &str) -> bool {
     !s.is_empty() && !s.starts_with('.') && s.bytes().all(|c| c.is_ascii_alphanumeric() || b"._-".contains(&c))
 }
 
+/// The value of query parameter `k`, as sent (names here need no decoding).
+fn param<'r, B>(req: &'r Request<B>, k: &str) -> Option<&'r str> {
+    req.uri().query()?.split('&').find_map(|kv| kv.strip_prefix(k).and_then(|v| v.strip_prefix('=')))
+}
+
 fn respond<B>(dir: &Path, req: &Request<B>) -> Response<Full<Bytes>> {
     if req.method() != hyper::Method::GET {
         return text(StatusCode::METHOD_NOT_ALLOWED, "only GET\n");
@@ -97,8 +102,7 @@ fn respond<B>(dir: &Path, req: &Request<B>) -> Response<Full<Bytes>> {
     // containers never write output while running).
     if let Some(rest) = req.uri().path().strip_prefix("/containerLogs/") {
         let parts: Vec<&str> = rest.split('/').collect();
-        let query = req.uri().query().unwrap_or("");
-        let param = |k: &str| query.split('&').find_map(|kv| kv.strip_prefix(k).and_then(|v| v.strip_prefix('=')));
+        let param = |k: &str| param(req, k);
         let [ns, pod, container] = parts[..] else { return text(StatusCode::NOT_FOUND, "404 page not found\n") };
         if ![ns, pod, container].iter().all(|p| plain_name(p)) {
             return text(StatusCode::NOT_FOUND, "404 page not found\n");
@@ -121,8 +125,7 @@ fn respond<B>(dir: &Path, req: &Request<B>) -> Response<Full<Bytes>> {
         return text(StatusCode::NOT_FOUND, "404 page not found\n");
     };
     if rest.is_empty() {
-        let query = req.uri().query().unwrap_or("");
-        let unit = query.split('&').find_map(|kv| kv.strip_prefix("query="));
+        let unit = param(req, "query");
         if let Some(unit) = unit {
             if !plain_name(unit) {
                 return text(StatusCode::BAD_REQUEST, "invalid query\n");

@@ -177,13 +177,8 @@ pub async fn collect_bundle(
         stats.notes.extend(note);
         let mut by_pod: BTreeMap<String, Vec<u8>> = BTreeMap::new();
         for ((ns, pod, c), body) in got {
-            let text = by_pod.entry(format!("{ns}/{pod}/logs.txt")).or_default();
-            text.extend(format!("==== START logs for container {c} of pod {ns}/{pod} ====\n").bytes());
-            text.extend(&body);
-            if !body.is_empty() && !body.ends_with(b"\n") {
-                text.push(b'\n');
-            }
-            text.extend(format!("==== END logs for container {c} of pod {ns}/{pod} ====\n").bytes());
+            let section = unstuck_ingest::container_logs::dump_section(&ns, &pod, &c, &body);
+            by_pod.entry(format!("{ns}/{pod}/logs.txt")).or_default().extend(section);
         }
         container_logs.extend(by_pod);
     }

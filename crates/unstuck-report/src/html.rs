@@ -128,13 +128,13 @@ pub fn render_html(r: &Report) -> String {
             let _ = write!(o, "<li>{}</li>", esc(&evidence_line(e)));
         }
         o.push_str("</ul><h3>Remediation</h3><ol>");
-        for (i, s) in f.remediation.iter().enumerate() {
+        for (heading, s) in unstuck_rules::with_headings(&f.remediation) {
             let where_ = match &s.target {
                 Target::Cluster => String::new(),
                 Target::Host(n) => format!(" <i>(on node {})</i>", esc(n)),
                 Target::Config => " <i>(config)</i>".into(),
             };
-            if let Some(h) = s.heading(i.checked_sub(1).map(|p| &f.remediation[p])) {
+            if let Some(h) = heading {
                 let _ = write!(o, "<li class=\"alt\"><b>{}</b></li>", esc(&h));
             }
             let _ = write!(o, "<li value=\"{}\">{}{}", s.step, esc(&s.action), where_);

@@ -81,13 +81,13 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(o, "- {}", md(&evidence_line(e)));
         }
         let _ = writeln!(o, "\n**Remediation**\n");
-        for (i, s) in f.remediation.iter().enumerate() {
+        for (heading, s) in unstuck_rules::with_headings(&f.remediation) {
             let where_ = match &s.target {
                 Target::Cluster => String::new(),
                 Target::Host(n) => format!(" *(on node {})*", md(n)),
                 Target::Config => " *(config)*".into(),
             };
-            if let Some(h) = s.heading(i.checked_sub(1).map(|p| &f.remediation[p])) {
+            if let Some(h) = heading {
                 // A paragraph between items: the list goes on at this step's number.
                 let _ = writeln!(o, "\n**{}**\n", md(&h));
             }

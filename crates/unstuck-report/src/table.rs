@@ -174,13 +174,13 @@ pub fn render_table(r: &Report, color: bool) -> String {
             let _ = writeln!(o, "      - {}", cut(&evidence_line(e), 600));
         }
         let _ = writeln!(o, "    fix, in this order:");
-        for (i, s) in f.remediation.iter().enumerate() {
+        for (heading, s) in unstuck_rules::with_headings(&f.remediation) {
             let where_ = match &s.target {
                 Target::Cluster => String::new(),
                 Target::Host(n) => format!(" [on node {}]", clean(n)),
                 Target::Config => " [config]".to_string(),
             };
-            if let Some(h) = s.heading(i.checked_sub(1).map(|p| &f.remediation[p])) {
+            if let Some(h) = heading {
                 let _ = writeln!(o, "      {}", st.paint("1", &clean(&h)));
             }
             let _ = writeln!(o, "      {}. {}{}", s.step, clean(&s.action), where_);

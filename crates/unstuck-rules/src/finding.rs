@@ -152,6 +152,11 @@ impl Step {
     }
 }
 
+/// Each step with the heading to print before it (see [`Step::heading`]).
+pub fn with_headings(steps: &[Step]) -> impl Iterator<Item = (Option<String>, &Step)> {
+    steps.iter().enumerate().map(|(i, s)| (s.heading(i.checked_sub(1).map(|p| &steps[p])), s))
+}
+
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
@@ -330,8 +335,7 @@ mod tests {
         drafts.extend(alternative("or replace it", [StepDraft::config("b1")]));
         drafts.push(StepDraft::config("after"));
         let steps = number(drafts);
-        let headings: Vec<Option<String>> =
-            steps.iter().enumerate().map(|(i, s)| s.heading(i.checked_sub(1).map(|p| &steps[p]))).collect();
+        let headings: Vec<Option<String>> = with_headings(&steps).map(|(h, _)| h).collect();
         assert_eq!(
             headings,
             [

@@ -37,7 +37,9 @@ declare_rule! {
     };
 }
 
-/// Words of a program on its way out, besides those of any problem line (`level::is_problem`).
+/// Words of a program on its way out, besides those of any problem line (`level::is_problem`). Not from
+/// the field's cases (none of `corpus/crash-output/` depends on them; see its README): added for plain
+/// `FATAL:` lines with no level, such as the lab's simulated crash.
 const CRASH_WORDS: [&str; 5] = ["fatal", "panic", "exception", "traceback", "segmentation fault"];
 
 /// Of a crashed container's last lines, those `crash-loop` cites: the newest three that report a problem
@@ -61,9 +63,8 @@ fn last_words_of_a_crash(line: &str) -> bool {
     unstuck_logs::level::is_problem(line.as_bytes()) || CRASH_WORDS.iter().any(|w| lower.contains(w))
 }
 
-/// What the container said last before it exited, where the bundle has its output (`<ns>/<pod>/logs.txt`
-/// of a `kubectl cluster-info dump`): of its last lines, the newest three that report a problem, else
-/// the last two.
+/// What the container said last before it exited ([`last_words`] of its output's tail), where the input
+/// has its output (a dump's `<ns>/<pod>/logs.txt`, or live `pods/log`).
 fn last_words_evidence(cx: &Cx<'_>, pod: &unstuck_model::Pod, container: &str) -> Vec<Evidence> {
     let Some(log) = cx.ix.snap.container_logs.iter().find(|l| {
         l.container == container
