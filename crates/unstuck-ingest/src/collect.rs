@@ -47,6 +47,9 @@ pub struct Collector<'o> {
     /// crash-looping containers), and the bytes they hold.
     pub(crate) container_log_sections: Vec<unstuck_model::ContainerLog>,
     pub(crate) container_log_bytes: usize,
+    /// One-run container output read from an archive (Troubleshoot's, must-gather's), each marked whether
+    /// it is the previous run's; `finish` keeps the newest ended run of each crash-looping container.
+    pub(crate) container_runs: Vec<(bool, unstuck_model::ContainerLog)>,
     /// A dump directory's pods with a crash-looping container (picked by the thread that parsed them).
     crash_looping: Vec<Arc<unstuck_model::Pod>>,
 }
@@ -69,6 +72,7 @@ impl<'o> Collector<'o> {
             host_hints: Vec::new(),
             container_log_sections: Vec::new(),
             container_log_bytes: 0,
+            container_runs: Vec::new(),
             crash_looping: Vec::new(),
         }
     }
@@ -233,6 +237,11 @@ impl<'o> Collector<'o> {
         if !self.container_log_sections.is_empty() {
             let sections = std::mem::take(&mut self.container_log_sections);
             let logs = crate::container_logs::of_crash_looping(&self.snap.pods, sections);
+            self.snap.container_logs.extend(logs);
+        }
+        if !self.container_runs.is_empty() {
+            let runs = std::mem::take(&mut self.container_runs);
+            let logs = crate::container_logs::pick_runs(&self.snap.pods, runs);
             self.snap.container_logs.extend(logs);
         }
         let facts = std::mem::take(&mut self.facts);
@@ -508,6 +517,7 @@ impl Collector<'_> {
         self.collected_at = self.collected_at.max(o.collected_at);
         self.log_files.append(&mut o.log_files);
         self.container_log_sections.append(&mut o.container_log_sections);
+        self.container_runs.append(&mut o.container_runs);
         self.crash_looping.append(&mut o.crash_looping);
     }
 }

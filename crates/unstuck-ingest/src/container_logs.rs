@@ -1,15 +1,24 @@
-//! Containers' own output in a `kubectl cluster-info dump` directory: `<ns>/<pod>/logs.txt`, one section
-//! per container (init containers first), each between
-//! `==== START logs for container NAME of pod NS/POD ====` and `==== END logs for container … ====`
-//! lines, with kubectl's `Create log request error: …` / `Request log error: …` in place of the output
-//! when it could not get it. Only the pods with a crash-looping container are read (a handful, not 150,000),
-//! and of each section only its last lines are kept.
+//! Containers' own output, as the collectors people use write it:
+//! - a `kubectl cluster-info dump` directory's `<ns>/<pod>/logs.txt`: one section per container (init
+//!   containers first), each between `==== START logs for container NAME of pod NS/POD ====` and
+//!   `==== END logs for container … ====` lines, with kubectl's `Create log request error: …` /
+//!   `Request log error: …` in place of the output when it could not get it;
+//! - a Troubleshoot support bundle's `cluster-resources/pods/logs/<ns>/<pod>/<container>.log` and
+//!   `<container>-previous.log` (written for the pods it finds unhealthy, 500 lines at most);
+//! - `oc adm must-gather` / `oc adm inspect`'s `namespaces/<ns>/pods/<pod>/<container>/<container>/logs/`
+//!   `current.log` and `previous.log` (each line after the kubelet's RFC 3339 timestamp, kept as written).
+//!
+//! Only the crash-looping containers' output is kept (a handful, not 150,000), and of each only its last
+//! lines. Where both runs are there, the previous run's is the newest that ended ([`pick_runs`]).
 
+use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use memchr::memchr_iter;
 use unstuck_model::{ContainerLog, Pod};
+
+use crate::layout::RunOutput;
 
 /// Files up to this size are read whole (line numbers known); of larger ones only this much of the end.
 const READ_MAX: u64 = 4 << 20;
@@ -84,45 +93,12 @@ pub(crate) fn take_entry(
 ) -> Result<(), crate::IngestError> {
     let n = parts.len();
     let (ns, pod) = (parts[n - 3].clone(), parts[n - 2].clone());
-    // Read through the entry, keeping its last READ_MAX bytes (a long log's beginning is not needed).
-    let mut kept: Vec<u8> = Vec::new();
-    let mut dropped = false;
-    let mut chunk = vec![0u8; 1 << 16];
-    loop {
-        let got = r.read(&mut chunk).map_err(|e| crate::IngestError::Io { path: shown.to_string(), cause: e })?;
-        if got == 0 {
-            break;
-        }
-        kept.extend_from_slice(&chunk[..got]);
-        if kept.len() as u64 > 2 * READ_MAX {
-            let cut = kept.len() - READ_MAX as usize;
-            kept.drain(..cut);
-            dropped = true;
-        }
-    }
-    let first_line = if dropped || kept.len() as u64 > READ_MAX {
-        let cut = kept.len().saturating_sub(READ_MAX as usize);
-        kept.drain(..cut);
-        let from = memchr::memchr(b'\n', &kept).map_or(kept.len(), |i| i + 1);
-        kept.drain(..from);
-        None
-    } else {
-        Some(1)
-    };
+    let (kept, first_line) = read_tail(r).map_err(|e| crate::IngestError::Io { path: shown.to_string(), cause: e })?;
     let file = format!("{ns}/{pod}/logs.txt");
     for s in sections(&kept, first_line) {
-        let size: usize = s.tail.iter().map(|(_, t)| t.len() + 16).sum::<usize>() + 64;
-        if c.container_log_bytes + size > ARCHIVE_BUDGET {
-            if c.container_log_bytes <= ARCHIVE_BUDGET {
-                c.warn(format!(
-                    "{shown}: container logs beyond {} MiB are not kept; crash-loop findings after it lack the containers' output",
-                    ARCHIVE_BUDGET >> 20
-                ));
-                c.container_log_bytes = ARCHIVE_BUDGET + 1;
-            }
+        if !within_budget(c, shown, &s.tail) {
             return Ok(());
         }
-        c.container_log_bytes += size;
         c.container_log_sections.push(ContainerLog {
             namespace: ns.clone(),
             pod: pod.clone(),
@@ -134,16 +110,150 @@ pub(crate) fn take_entry(
     Ok(())
 }
 
-/// Of sections read before the pods were known, those of the containers that crash-loop.
-pub(crate) fn of_crash_looping(pods: &[std::sync::Arc<Pod>], sections: Vec<ContainerLog>) -> Vec<ContainerLog> {
-    let looping: std::collections::HashSet<(&str, &str, &str)> = pods
-        .iter()
+/// One run's output of one container met in an archive (Troubleshoot's `<container>-previous.log`,
+/// must-gather's `logs/previous.log`): its tail, kept until `finish` knows which containers crash-loop
+/// (within the same budget as a dump's sections).
+pub(crate) fn take_run(
+    c: &mut crate::Collector,
+    shown: &str,
+    file: String,
+    run: &RunOutput,
+    r: &mut dyn Read,
+) -> Result<(), crate::IngestError> {
+    let (kept, first_line) = read_tail(r).map_err(|e| crate::IngestError::Io { path: shown.to_string(), cause: e })?;
+    let tail = numbered_tail(&kept, first_line);
+    if tail.is_empty() || !within_budget(c, shown, &tail) {
+        return Ok(());
+    }
+    c.container_runs.push((run.previous, log_of(run, file, tail)));
+    Ok(())
+}
+
+fn log_of(run: &RunOutput, file: String, tail: Vec<(Option<u64>, String)>) -> ContainerLog {
+    ContainerLog {
+        namespace: run.namespace.clone(),
+        pod: run.pod.clone(),
+        container: run.container.clone(),
+        file,
+        tail,
+    }
+}
+
+/// Whether a tail still fits in the archive's budget for container output (counted in if so); the first
+/// time one does not, a warning names the entry.
+fn within_budget(c: &mut crate::Collector, shown: &str, tail: &[(Option<u64>, String)]) -> bool {
+    let size: usize = tail.iter().map(|(_, t)| t.len() + 16).sum::<usize>() + 64;
+    if c.container_log_bytes + size > ARCHIVE_BUDGET {
+        if c.container_log_bytes <= ARCHIVE_BUDGET {
+            c.warn(format!(
+                "{shown}: container logs beyond {} MiB are not kept; crash-loop findings after it lack the containers' output",
+                ARCHIVE_BUDGET >> 20
+            ));
+            c.container_log_bytes = ARCHIVE_BUDGET + 1;
+        }
+        return false;
+    }
+    c.container_log_bytes += size;
+    true
+}
+
+/// Read through an entry, keeping its last [`READ_MAX`] bytes from a line start (a long log's beginning
+/// is not needed); the first kept line's number (`None` when the beginning was dropped).
+fn read_tail(r: &mut dyn Read) -> std::io::Result<(Vec<u8>, Option<u64>)> {
+    let mut kept: Vec<u8> = Vec::new();
+    let mut dropped = false;
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let got = r.read(&mut chunk)?;
+        if got == 0 {
+            break;
+        }
+        kept.extend_from_slice(&chunk[..got]);
+        if kept.len() as u64 > 2 * READ_MAX {
+            let cut = kept.len() - READ_MAX as usize;
+            kept.drain(..cut);
+            dropped = true;
+        }
+    }
+    if dropped || kept.len() as u64 > READ_MAX {
+        let cut = kept.len().saturating_sub(READ_MAX as usize);
+        kept.drain(..cut);
+        let from = memchr::memchr(b'\n', &kept).map_or(kept.len(), |i| i + 1);
+        kept.drain(..from);
+        return Ok((kept, None));
+    }
+    Ok((kept, Some(1)))
+}
+
+/// The (namespace, pod, container) of every crash-looping container.
+fn looping_set(pods: &[std::sync::Arc<Pod>]) -> HashSet<(&str, &str, &str)> {
+    pods.iter()
         .flat_map(|p| {
             p.crash_looping_containers()
                 .into_iter()
                 .map(move |c| (p.metadata.namespace.as_str(), p.metadata.name.as_str(), c))
         })
-        .collect();
+        .collect()
+}
+
+/// A directory's one-run output files (Troubleshoot's, must-gather's): those of crash-looping containers
+/// are read (their tails), the newest ended run of each kept ([`pick_runs`]); warnings name the file of
+/// anything unreadable.
+pub(crate) fn read_runs(
+    pods: &[std::sync::Arc<Pod>],
+    files: Vec<(RunOutput, std::path::PathBuf, String)>,
+    warnings: &mut Vec<String>,
+) -> Vec<ContainerLog> {
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let looping = looping_set(pods);
+    let mut candidates = Vec::new();
+    for (run, path, label) in files {
+        if !looping.contains(&(run.namespace.as_str(), run.pod.as_str(), run.container.as_str())) {
+            continue;
+        }
+        let read = std::fs::symlink_metadata(&path).and_then(|m| match m.file_type().is_file() {
+            true => tail_of(&path, m.len()),
+            false => Err(std::io::Error::other("not a regular file")),
+        });
+        match read {
+            Ok((bytes, first_line)) => {
+                let tail = numbered_tail(&bytes, first_line);
+                if !tail.is_empty() {
+                    candidates.push((run.previous, log_of(&run, label, tail)));
+                }
+            }
+            Err(e) => warnings.push(format!("{label}: {e}; skipped")),
+        }
+    }
+    pick_runs(pods, candidates)
+}
+
+/// Of the one-run output read for each container, that of its crash-looping containers' newest ended run:
+/// the previous run's (`kubectl logs --previous`) where there is one, else the current file's (which, while
+/// the container waits in back-off, the kubelet serves from that same ended run). Sorted by container.
+pub(crate) fn pick_runs(pods: &[std::sync::Arc<Pod>], candidates: Vec<(bool, ContainerLog)>) -> Vec<ContainerLog> {
+    let looping = looping_set(pods);
+    let mut best: std::collections::BTreeMap<(String, String, String), (bool, ContainerLog)> = Default::default();
+    for (previous, log) in candidates {
+        if !looping.contains(&(log.namespace.as_str(), log.pod.as_str(), log.container.as_str())) {
+            continue;
+        }
+        let key = (log.namespace.clone(), log.pod.clone(), log.container.clone());
+        match best.get(&key) {
+            Some((had_previous, _)) if *had_previous || !previous => {}
+            _ => {
+                best.insert(key, (previous, log));
+            }
+        }
+    }
+    best.into_values().map(|(_, log)| log).collect()
+}
+
+/// Of sections read before the pods were known, those of the containers that crash-loop.
+pub(crate) fn of_crash_looping(pods: &[std::sync::Arc<Pod>], sections: Vec<ContainerLog>) -> Vec<ContainerLog> {
+    let looping = looping_set(pods);
     sections
         .into_iter()
         .filter(|s| looping.contains(&(s.namespace.as_str(), s.pod.as_str(), s.container.as_str())))
@@ -170,11 +280,18 @@ fn tail_of(path: &Path, len: u64) -> std::io::Result<(Vec<u8>, Option<u64>)> {
 /// A container's output fetched on its own (`kubectl logs --previous`, the API's `pods/log`): its last
 /// lines as a [`ContainerLog`] tail, without line numbers, capped and cleaned like a dump's.
 pub fn tail_of_output(bytes: &[u8]) -> Vec<(Option<u64>, String)> {
-    let mut tail: Vec<(Option<u64>, String)> = bytes
-        .split(|&b| b == b'\n')
-        .map(|l| crate::logs::evidence_text(l.strip_suffix(b"\r").unwrap_or(l), LINE_MAX))
-        .filter(|t| !t.is_empty())
-        .map(|t| (None, t))
+    numbered_tail(bytes, None)
+}
+
+/// The last lines of one run's output, numbered from `first_line` when the file was read from its start.
+fn numbered_tail(bytes: &[u8], first_line: Option<u64>) -> Vec<(Option<u64>, String)> {
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let mut tail: Vec<(Option<u64>, String)> = (0u64..)
+        .zip(body.split(|&b| b == b'\n'))
+        .map(|(n, l)| {
+            (first_line.map(|f| f + n), crate::logs::evidence_text(l.strip_suffix(b"\r").unwrap_or(l), LINE_MAX))
+        })
+        .filter(|(_, t)| !t.is_empty())
         .collect();
     let extra = tail.len().saturating_sub(ContainerLog::TAIL);
     tail.drain(..extra);
@@ -366,5 +483,101 @@ Request log error: container \"sidecar\" in pod \"checkout-7c6d5e4f3-fghij\" is 
         let (bytes, first) = tail_of(&big, text.len() as u64).unwrap();
         assert_eq!(first, None);
         assert!(bytes.starts_with(b"some ordinary") && bytes.ends_with(b"the end\n"));
+    }
+
+    fn looping_pod() -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"namespace": "shop", "name": "queue-worker"},
+            "status": {"containerStatuses": [
+                {"name": "worker", "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+                 "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}}, "restartCount": 7},
+                {"name": "proxy", "state": {"running": {}}}
+            ]}
+        }))
+        .unwrap()
+    }
+
+    fn run(container: &str, previous: bool) -> RunOutput {
+        RunOutput { namespace: "shop".into(), pod: "queue-worker".into(), container: container.into(), previous }
+    }
+
+    #[test]
+    fn the_newest_ended_run_of_each_crash_looping_container() {
+        let pods = vec![std::sync::Arc::new(looping_pod())];
+        let log = |c: &str, text: &str| ContainerLog {
+            namespace: "shop".into(),
+            pod: "queue-worker".into(),
+            container: c.into(),
+            file: format!("{c}-{text}"),
+            tail: vec![(Some(1), text.into())],
+        };
+        // The previous run's output wins over the current file's, in either order.
+        for cands in [
+            vec![(false, log("worker", "current")), (true, log("worker", "previous"))],
+            vec![(true, log("worker", "previous")), (false, log("worker", "current"))],
+        ] {
+            let got = pick_runs(&pods, cands);
+            assert_eq!(got.len(), 1);
+            assert_eq!(got[0].tail[0].1, "previous");
+        }
+        // Without one, the current file's; a container that does not crash-loop is left out.
+        let got = pick_runs(&pods, vec![(false, log("worker", "current")), (true, log("proxy", "previous"))]);
+        assert_eq!(got.iter().map(|l| l.file.as_str()).collect::<Vec<_>>(), ["worker-current"]);
+    }
+
+    #[test]
+    fn run_files_of_a_directory_read_only_for_crash_looping_containers() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let previous =
+            file("worker-previous.log", "level=info msg=starting\nlevel=error msg=\"redis: connection refused\"\n");
+        // An empty previous file (no earlier run kept) counts as absent: the current one is read.
+        let empty = file("empty-previous.log", "");
+        let current = file("worker.log", "level=info msg=starting\n");
+        let proxy = file("proxy.log", "level=error msg=\"never read\"\n");
+        let pods = vec![std::sync::Arc::new(looping_pod())];
+        let mut w = Vec::new();
+        let files = vec![
+            (run("worker", false), current.clone(), "worker.log".to_string()),
+            (run("worker", true), previous, "worker-previous.log".to_string()),
+            (run("proxy", false), proxy, "proxy.log".to_string()),
+        ];
+        let got = read_runs(&pods, files, &mut w);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].file, "worker-previous.log");
+        assert_eq!(
+            got[0].tail,
+            vec![
+                (Some(1), "level=info msg=starting".to_string()),
+                (Some(2), "level=error msg=\"redis: connection refused\"".to_string())
+            ]
+        );
+        let files = vec![
+            (run("worker", true), empty, "empty-previous.log".to_string()),
+            (run("worker", false), current, "worker.log".to_string()),
+        ];
+        let got = read_runs(&pods, files, &mut w);
+        assert_eq!(got.iter().map(|l| l.file.as_str()).collect::<Vec<_>>(), ["worker.log"]);
+        // A file that went away between the walk and the read is named in a warning.
+        let files = vec![(run("worker", true), dir.path().join("gone.log"), "gone.log".to_string())];
+        assert!(read_runs(&pods, files, &mut w).is_empty());
+        assert!(w.len() == 1 && w[0].starts_with("gone.log: "), "{w:?}");
+    }
+
+    #[test]
+    fn numbered_tails_of_one_run() {
+        let t = numbered_tail(b"a\r\n\nb\n\xffc\n", Some(1));
+        assert_eq!(t, vec![(Some(1), "a".to_string()), (Some(3), "b".to_string()), (Some(4), "\u{fffd}c".to_string())]);
+        let many: String = (1..=50).map(|i| format!("line {i}\n")).collect();
+        let t = numbered_tail(many.as_bytes(), Some(1));
+        assert_eq!(t.len(), ContainerLog::TAIL);
+        assert_eq!(t.last(), Some(&(Some(50), "line 50".to_string())));
+        assert_eq!(numbered_tail(b"x\ny", None), vec![(None, "x".to_string()), (None, "y".to_string())]);
+        assert!(numbered_tail(b"", Some(1)).is_empty());
     }
 }

@@ -138,7 +138,19 @@ pub(crate) enum Route {
     CollectedAt,
     /// A cluster-info dump's `<ns>/<pod>/logs.txt`: the pod's containers' own output.
     ContainerLog,
+    /// One run's output of one container, in a file of its own (Troubleshoot's, must-gather's).
+    ContainerRun(RunOutput),
     Ignore,
+}
+
+/// Which container's output a file holds, and of which run: `previous` is the run before the
+/// container's current one (`kubectl logs --previous`), the newest that ended.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct RunOutput {
+    pub namespace: String,
+    pub pod: String,
+    pub container: String,
+    pub previous: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -222,7 +234,20 @@ pub(crate) fn namespace_of(parts: &[String], route: &Routed) -> Option<String> {
             let i = parts.iter().position(|p| p == "namespaces")?;
             parts.get(i + 1).cloned()
         }
+        (_, Route::ContainerRun(run)) => Some(run.namespace.clone()),
         _ => None,
+    }
+}
+
+fn run_output(namespace: &str, pod: &str, container: &str, previous: bool) -> Route {
+    match [namespace, pod, container].iter().any(|s| s.is_empty()) {
+        true => Route::Ignore,
+        false => Route::ContainerRun(RunOutput {
+            namespace: namespace.to_string(),
+            pod: pod.to_string(),
+            container: container.to_string(),
+            previous,
+        }),
     }
 }
 
@@ -257,6 +282,18 @@ pub(crate) fn route(parts: &[String]) -> Routed {
         let rest = &parts[c + 1..];
         return match rest {
             [f] if f == "nodes.json" => r(Format::SupportBundle, Route::List("nodes")),
+            // The unhealthy pods' containers: `pods/logs/<ns>/<pod>/<container>.log` and
+            // `<container>-previous.log` (`savePodLogs`), `<container>-logs-errors.log` when it failed.
+            [p, l, ns, pod, f] if p == "pods" && l == "logs" => match f.strip_suffix(".log") {
+                Some(stem) if !stem.ends_with("-logs-errors") => {
+                    let (container, previous) = match stem.strip_suffix("-previous") {
+                        Some(c) => (c, true),
+                        None => (stem, false),
+                    };
+                    r(Format::SupportBundle, run_output(ns, pod, container, previous))
+                }
+                _ => r(Format::SupportBundle, Route::Ignore),
+            },
             [kind, f] if f.ends_with(".json") => match list_of(kind) {
                 Some(stem) => r(Format::SupportBundle, Route::List(stem)),
                 None => r(Format::SupportBundle, Route::Ignore),
@@ -276,6 +313,18 @@ pub(crate) fn route(parts: &[String]) -> Routed {
                 return r(Format::MustGather, Route::List(kind));
             }
             return r(Format::MustGather, Route::Ignore);
+        }
+        // `oc adm inspect`'s container output: namespaces/<ns>/pods/<pod>/<container>/<container>/logs/
+        // current.log and previous.log (`.insecure.log` when the kubelet's certificate was not trusted).
+        if n == i + 8 && parts[i + 2] == "pods" && parts[i + 4] == parts[i + 5] && parts[i + 6] == "logs" {
+            let run = match name {
+                "current.log" | "current.insecure.log" => Some(false),
+                "previous.log" | "previous.insecure.log" => Some(true),
+                _ => None,
+            };
+            if let Some(previous) = run {
+                return r(Format::MustGather, run_output(&parts[i + 1], &parts[i + 3], &parts[i + 4], previous));
+            }
         }
         // Leases are gathered flattened: namespaces/<ns>/coordination.k8s.io/leases/<name>.yaml.
         if n == i + 5 && parts[i + 2] == "coordination.k8s.io" && parts[i + 3] == "leases" && name.ends_with(".yaml") {
@@ -528,12 +577,19 @@ mod tests {
         // A dump's files in an archive: the directory may be a wrapper, not a namespace.
         assert_eq!(ns("dump/shop/pods.json"), None);
         assert_eq!(ns("dump/_nodes/n1/kubelet.log"), None);
+        // Container output: the namespace its path names.
+        assert_eq!(ns("sb/cluster-resources/pods/logs/shop/web/web-previous.log").as_deref(), Some("shop"));
+        assert_eq!(ns("mg/q/namespaces/shop/pods/web/web/web/logs/previous.log").as_deref(), Some("shop"));
     }
 
     #[test]
     fn routes_each_layout() {
         use Route::*;
         let named = |n: &str| NodeRef::Named(n.into());
+        // Pod `web` in namespace `shop`.
+        let run = |c: &str, previous| {
+            ContainerRun(RunOutput { namespace: "shop".into(), pod: "web".into(), container: c.into(), previous })
+        };
         let cases: &[(&str, Option<Format>, Route)] = &[
             ("dump/_nodes/n1/kubelet.log", Some(Format::ClusterInfoDump), Log(named("n1"))),
             ("dump/_nodes/n1/journal/x.log", Some(Format::ClusterInfoDump), Log(named("n1"))),
@@ -542,7 +598,28 @@ mod tests {
             ("sb-2026/cluster-resources/pods/shop.json", Some(Format::SupportBundle), List("pods")),
             ("sb-2026/cluster-resources/pvcs/shop.json", Some(Format::SupportBundle), List("persistentvolumeclaims")),
             ("sb-2026/cluster-resources/nodes.json", Some(Format::SupportBundle), List("nodes")),
-            ("sb-2026/cluster-resources/pods/logs/shop/web/web.log", Some(Format::SupportBundle), Ignore),
+            ("sb-2026/cluster-resources/pods/logs/shop/web/web.log", Some(Format::SupportBundle), run("web", false)),
+            (
+                "sb-2026/cluster-resources/pods/logs/shop/web/web-previous.log",
+                Some(Format::SupportBundle),
+                run("web", true),
+            ),
+            ("sb-2026/cluster-resources/pods/logs/shop/web/web-logs-errors.log", Some(Format::SupportBundle), Ignore),
+            ("sb-2026/cluster-resources/pods/logs/shop/web/notes.txt", Some(Format::SupportBundle), Ignore),
+            ("mg/q/namespaces/shop/pods/web/web/web/logs/current.log", Some(Format::MustGather), run("web", false)),
+            ("mg/q/namespaces/shop/pods/web/web/web/logs/previous.log", Some(Format::MustGather), run("web", true)),
+            (
+                "mg/q/namespaces/shop/pods/web/web/web/logs/previous.insecure.log",
+                Some(Format::MustGather),
+                run("web", true),
+            ),
+            (
+                "mg/q/namespaces/shop/pods/web/web/web/logs/rotated/0.log.20250217-072641.gz",
+                Some(Format::MustGather),
+                Ignore,
+            ),
+            ("mg/q/namespaces/shop/pods/web/web/other/logs/current.log", Some(Format::MustGather), Ignore),
+            ("mg/q/namespaces/shop/pods/web/web.yaml", Some(Format::MustGather), Ignore),
             ("mg/quay-io-x/namespaces/shop/core/pods.yaml", Some(Format::MustGather), List("pods")),
             ("mg/quay-io-x/namespaces/shop/apps/deployments.yaml", Some(Format::MustGather), List("deployments")),
             ("mg/q/cluster-scoped-resources/core/nodes/ip-10-0-1-23.yaml", Some(Format::MustGather), Objects),

@@ -106,7 +106,12 @@ fn take_small(c: &mut Collector, shown: &str, parts: &[String], route: &Route, b
         Route::HostName => c.host_hints.push(String::from_utf8_lossy(b).trim().to_string()),
         Route::HostInfoJson => c.host_hints.extend(host_from_info(b)),
         Route::CollectedAt => c.collected_at = c.collected_at.or(date_utc(b)),
-        Route::Ignore | Route::List(_) | Route::Objects | Route::Log(_) | Route::ContainerLog => {}
+        Route::Ignore
+        | Route::List(_)
+        | Route::Objects
+        | Route::Log(_)
+        | Route::ContainerLog
+        | Route::ContainerRun(_) => {}
     }
     Ok(())
 }
@@ -156,6 +161,11 @@ pub(crate) fn take_entry(
         Route::ContainerLog => {
             if c.opts.api && !outside_focus(c, parts, &routed) {
                 crate::container_logs::take_entry(c, shown, parts, r)?;
+            }
+        }
+        Route::ContainerRun(run) => {
+            if c.opts.api && !outside_focus(c, parts, &routed) {
+                crate::container_logs::take_run(c, shown, log_file_label(parts), run, r)?;
             }
         }
         Route::Log(node) => {
@@ -259,6 +269,8 @@ pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), Inge
     // (`<run>/<node>/<node>.zip`, entries `<collector>/<key>`); a download may hold either or both.
     let mut node_zips: Vec<(Vec<String>, PathBuf)> = Vec::new();
     let mut loose_dirs: std::collections::BTreeSet<Vec<String>> = Default::default();
+    // Containers' one-run output files: only the crash-looping containers' are read, once the pods are known.
+    let mut run_files = Vec::new();
     for (parts, path) in files {
         let routed = layout::route(&parts);
         c.note(&parts, &routed);
@@ -274,6 +286,8 @@ pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), Inge
             Route::Ignore => {}
             Route::List(_) | Route::Objects if !c.opts.api || outside_focus(c, &parts, &routed) => {}
             r @ (Route::List(_) | Route::Objects) => api_files.push((path, r)),
+            Route::ContainerRun(_) if !c.opts.api || outside_focus(c, &parts, &routed) => {}
+            Route::ContainerRun(run) => run_files.push((run, path, log_file_label(&parts))),
             Route::Log(node) if !c.opts.scans_node(&node_name(&node)) => {}
             Route::Log(node) => log_files.push((node_name(&node), path, log_file_label(&parts))),
             small => match crate::read_capped(&path, small_cap(&small)) {
@@ -329,6 +343,12 @@ pub(crate) fn read_dir_layout(root: &Path, c: &mut Collector) -> Result<(), Inge
         c.merge_part(part?);
     }
     c.log_files.extend(scanned);
+    let mut warnings = Vec::new();
+    let logs = crate::container_logs::read_runs(&c.snap.pods, run_files, &mut warnings);
+    c.snap.container_logs.extend(logs);
+    for w in warnings {
+        c.warn(w);
+    }
     Ok(())
 }
 

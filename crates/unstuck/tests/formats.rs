@@ -63,6 +63,35 @@ fn assert_incident(r: &Value, what: &str) -> Vec<(String, String)> {
     ev
 }
 
+/// The files and lines of container output the crash-looping `queue-worker`'s finding cites.
+fn crash_output(r: &Value) -> Vec<(String, String)> {
+    let f = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["subject"]["kind"] == "Pod" && f["subject"]["name"] == "queue-worker")
+        .unwrap_or_else(|| panic!("no finding for queue-worker: {r:#}"));
+    assert_eq!(f["rule"], "crash-loop", "{f:#}");
+    f["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["text"].as_str().unwrap_or("").starts_with("container \"worker\" output: "))
+        .map(|e| (e["file"].as_str().unwrap_or("").to_string(), e["text"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// The worker's last run ended on its fatal line, from the previous run's file the collector wrote.
+fn assert_cites_last_words(r: &Value, file: &str) {
+    let out = crash_output(r);
+    assert!(!out.is_empty(), "no container output cited: {r:#}");
+    assert!(out.iter().all(|(f, _)| f == file), "{out:?}");
+    assert!(
+        out.last().unwrap().1.ends_with("level=fatal msg=\"giving up: redis unavailable after 3 attempts\""),
+        "{out:?}"
+    );
+}
+
 fn tar_of(dir: &Path, top: Option<&str>) -> Vec<u8> {
     let mut b = tar::Builder::new(Vec::new());
     b.follow_symlinks(false);
@@ -136,6 +165,8 @@ fn support_bundle_directory_and_tar_gz() {
     assert!(ev.iter().any(|(s, f)| s == "log" && f.starts_with("host-collectors/ip-10-0-1-23")), "{ev:?}");
     assert!(ev.iter().any(|(s, f)| s == "node" && f.contains("mounts")), "{ev:?}");
     assert_eq!(r["input"]["nodeFacts"][0], NODE);
+    // The crash-looping container's output Troubleshoot saved for the unhealthy pod.
+    assert_cites_last_words(&r, "cluster-resources/pods/logs/shop/queue-worker/worker-previous.log");
     // As Troubleshoot writes it: one tar.gz with a top directory named after the archive.
     let top = only_dir(&f);
     let name = top.file_name().unwrap().to_str().unwrap();
@@ -146,6 +177,7 @@ fn support_bundle_directory_and_tar_gz() {
     assert_eq!(ra["input"]["format"], r["input"]["format"]);
     assert_eq!(pod_finding(&ra).0, pod_finding(&r).0, "the archive is read as the directory is");
     assert_eq!(ra["summary"], r["summary"]);
+    assert_eq!(crash_output(&ra), crash_output(&r));
     // And as tar.zst.
     let z = write(&t, &format!("{name}.tar.zst"), &zst(&tar_of(&top, Some(name))));
     let (code, rz, err) = diagnose(&[&z]);
@@ -163,13 +195,15 @@ fn must_gather_merged_journal_is_split_by_host() {
     // host_service_logs/workers/kubelet_service.log merges every worker's journal; its lines name the
     // node by short host name, which is matched to the Node's FQDN.
     assert!(ev.iter().any(|(s, f)| s == "log" && f == "host_service_logs/workers/kubelet_service.log"), "{ev:?}");
-    // Users tar the directory themselves.
+    // `oc adm inspect`'s container output (each line after the kubelet's timestamp).
+    assert_cites_last_words(&r, "namespaces/shop/pods/queue-worker/worker/worker/logs/previous.log");
     let t = tempfile::tempdir().unwrap();
     let top = only_dir(&f);
     let a = write(&t, "must-gather.tar.gz", &gz(&tar_of(&top, Some("must-gather.local.5281731930372651846"))));
     let (code, ra, err) = diagnose(&[&a]);
     assert_eq!(code, 1, "{err}");
     assert_eq!(ra["summary"], r["summary"]);
+    assert_eq!(crash_output(&ra), crash_output(&r));
 }
 
 #[test]

@@ -42,6 +42,11 @@ API_UID = "c5d6e7f8-9a0b-4c1d-8e2f-3a4b5c6d7e8f"
 API_CID = h("api-container")
 API_SID = h("api-sandbox")
 
+WORKER_POD = "queue-worker"
+WORKER_UID = "9d0e1f2a-3b4c-4d5e-8f6a-7b8c9d0e1f2a"
+WORKER_CID = h("worker-container-9")
+WORKER_DIGEST = h("worker-1.8.2")
+
 NGINX_DIGEST = h("nginx-1.25.3")
 API_DIGEST = h("api-2.4.1")
 
@@ -238,6 +243,73 @@ def api_pod(runtime="containerd"):
             "qosClass": "Burstable",
         },
     }
+
+
+def worker_pod(runtime="containerd"):
+    """A bare pod whose container crash-loops (its output: `worker_output`)."""
+    vols = [kube_api_access("kube-api-access-p4r7s")]
+    mounts = [{"name": "kube-api-access-p4r7s", "readOnly": True,
+               "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]
+    c = container("worker", "registry.example.com/shop/worker:1.8.2", 8081, mounts,
+                  {"cpu": "100m", "memory": "128Mi"}, {"memory": "256Mi"})
+    del c["ports"]
+    prefix = "cri-o" if runtime == "cri-o" else "containerd"
+    return {
+        "kind": "Pod",
+        "apiVersion": "v1",
+        "metadata": meta(WORKER_POD, NS, WORKER_UID, "922871", "2026-11-23T10:02:40Z",
+                         labels={"app": "queue-worker"}),
+        "spec": pod_spec([c], vols),
+        "status": {
+            "phase": "Running",
+            "conditions": [
+                cond("PodReadyToStartContainers", "True", "2026-11-23T10:02:42Z"),
+                cond("Initialized", "True", "2026-11-23T10:02:40Z"),
+                cond("Ready", "False", "2026-11-23T10:02:40Z", reason="ContainersNotReady",
+                     message="containers with unready status: [worker]"),
+                cond("ContainersReady", "False", "2026-11-23T10:02:40Z", reason="ContainersNotReady",
+                     message="containers with unready status: [worker]"),
+                cond("PodScheduled", "True", "2026-11-23T10:02:40Z"),
+            ],
+            "hostIP": "10.0.1.23",
+            "hostIPs": [{"ip": "10.0.1.23"}],
+            "podIP": "10.0.1.203",
+            "podIPs": [{"ip": "10.0.1.203"}],
+            "startTime": "2026-11-23T10:02:40Z",
+            "containerStatuses": [{
+                "name": "worker",
+                "state": {"waiting": {
+                    "reason": "CrashLoopBackOff",
+                    "message": f"back-off 5m0s restarting failed container=worker pod={WORKER_POD}_{NS}({WORKER_UID})",
+                }},
+                "lastState": {"terminated": {
+                    "exitCode": 1, "reason": "Error",
+                    "startedAt": "2026-11-23T10:41:12Z", "finishedAt": "2026-11-23T10:41:18Z",
+                    "containerID": f"{prefix}://{WORKER_CID}",
+                }},
+                "ready": False,
+                "restartCount": 9,
+                "image": "registry.example.com/shop/worker:1.8.2",
+                "imageID": f"registry.example.com/shop/worker@sha256:{WORKER_DIGEST}",
+                "containerID": f"{prefix}://{WORKER_CID}",
+                "started": False,
+            }],
+            "qosClass": "Burstable",
+        },
+    }
+
+
+def worker_output():
+    """The crash-looping container's last run: (kubelet timestamp, line the program wrote)."""
+    refused = 'error="dial tcp 10.100.12.7:6379: connect: connection refused"'
+    return [
+        ("2026-11-23T10:41:12.402113998Z", 'time="2026-11-23T10:41:12Z" level=info msg="queue worker 1.8.2 starting" queues=orders,refunds'),
+        ("2026-11-23T10:41:12.402950114Z", 'time="2026-11-23T10:41:12Z" level=info msg="connecting to redis" addr="redis.shop.svc.cluster.local:6379"'),
+        ("2026-11-23T10:41:14.405581207Z", f'time="2026-11-23T10:41:14Z" level=error msg="redis ping failed" attempt=1 {refused}'),
+        ("2026-11-23T10:41:16.407730815Z", f'time="2026-11-23T10:41:16Z" level=error msg="redis ping failed" attempt=2 {refused}'),
+        ("2026-11-23T10:41:18.409214466Z", f'time="2026-11-23T10:41:18Z" level=error msg="redis ping failed" attempt=3 {refused}'),
+        ("2026-11-23T10:41:18.409301782Z", 'time="2026-11-23T10:41:18Z" level=fatal msg="giving up: redis unavailable after 3 attempts"'),
+    ]
 
 
 def template(app, image, port, hash_=None):

@@ -95,7 +95,7 @@ def support_bundle(partial=False):
     nss = [O.namespace(*n) for n in O.NAMESPACES]
     write(os.path.join(cr, "namespaces.json"), to_gojson(typed_list("NamespaceList", "v1", nss, "923990")))
     write(os.path.join(cr, "nodes.json"), to_gojson(typed_list("NodeList", "v1", [O.node()], "923990")))
-    pods = [O.api_pod(), O.web_pod()]
+    pods = [O.api_pod(), O.web_pod(), O.worker_pod()]
     evs = O.events()
     kinds = [
         ("pods", "PodList", "v1", pods),
@@ -120,6 +120,11 @@ def support_bundle(partial=False):
     write(os.path.join(cr, "volumeattachments.json"),
           to_gojson(typed_list("VolumeAttachmentList", "storage.k8s.io/v1", [], "923990")))
     write(os.path.join(cr, "volumeattachments-errors.json"), "[]")
+    # The unhealthy pod's container output (`savePodLogs`: no timestamps; while the container waits in
+    # back-off, the current and the previous log are both its last ended run).
+    out = "".join(f"{m}\n" for _, m in O.worker_output())
+    for f in ("worker.log", "worker-previous.log"):
+        write(os.path.join(cr, "pods", "logs", O.NS, O.WORKER_POD, f), out)
     if partial:
         return
     hc = os.path.join(base, "host-collectors", O.NODE)
@@ -186,7 +191,7 @@ def must_gather(partial=False):
     nsdir = os.path.join(base, "namespaces", O.NS)
     ns_obj = O.namespace(O.NS, O.NS_UID, "2026-11-20T08:55:00Z")
     write(os.path.join(nsdir, f"{O.NS}.yaml"), to_yaml(ns_obj))
-    pods = [O.api_pod("cri-o"), O.web_pod("cri-o")]
+    pods = [O.api_pod("cri-o"), O.web_pod("cri-o"), O.worker_pod("cri-o")]
     write(os.path.join(nsdir, "core", "pods.yaml"),
           to_yaml(typed_list("PodList", "v1", pods, "923990")))
     write(os.path.join(nsdir, "core", "events.yaml"),
@@ -207,13 +212,17 @@ def must_gather(partial=False):
         pdir = os.path.join(nsdir, "pods", pn)
         write(os.path.join(pdir, pn + ".yaml"), to_yaml(p))
         c = p["spec"]["containers"][0]["name"]
+        previous = []
         if c == "web":
             lines = nginx_log_lines()
+        elif c == "worker":
+            # Waiting in back-off: `kubectl logs` serves the last ended run for current and previous alike.
+            lines = previous = O.worker_output()
         else:
             lines = [("2026-11-23T10:05:15.402113998Z", "level=info msg=\"listening\" addr=\":9090\""),
                      ("2026-11-23T10:44:55.012207331Z", "level=info msg=\"GET /healthz\" status=200 duration=0.4ms")]
         write(os.path.join(pdir, c, c, "logs", "current.log"), "".join(f"{t} {m}\n" for t, m in lines))
-        write(os.path.join(pdir, c, c, "logs", "previous.log"), "")
+        write(os.path.join(pdir, c, c, "logs", "previous.log"), "".join(f"{t} {m}\n" for t, m in previous))
     write(os.path.join(base, "namespaces", "kube-node-lease", "coordination.k8s.io", "leases", O.NODE + ".yaml"),
           to_yaml(O.lease()))
     write(os.path.join(base, "cluster-scoped-resources", "core", "nodes", O.NODE + ".yaml"),
