@@ -1,4 +1,5 @@
-//! One pod's history on one time axis: status transitions, events, node changes and node log lines.
+//! One pod's history on one time axis: status transitions, events, node changes, node log lines and its
+//! containers' own output.
 
 use std::fmt::Write;
 
@@ -10,7 +11,7 @@ use crate::html::esc;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub time: Option<Time>,
-    /// `status`, `event`, `node`, `log`.
+    /// `status`, `event`, `node`, `log`, `output` (a container's own output).
     pub source: &'static str,
     pub text: String,
     pub file: Option<String>,
@@ -103,6 +104,7 @@ pub fn pod_timeline(ix: &Index<'_>, pod: &Pod) -> Vec<Entry> {
             line: Some(h.line),
         });
     }
+    v.extend(output_entries(ix.snap, pod));
     v.sort_by(|a, b| match (a.time, b.time) {
         (Some(x), Some(y)) => x.cmp(&y),
         (Some(_), None) => std::cmp::Ordering::Less,
@@ -110,6 +112,35 @@ pub fn pod_timeline(ix: &Index<'_>, pod: &Pod) -> Vec<Entry> {
         (None, None) => std::cmp::Ordering::Equal,
     });
     v
+}
+
+/// The pod's containers' own output the input holds (the crash-looping containers' last run): timed where
+/// a line starts with an RFC 3339 time (`kubectl logs --timestamps`, must-gather's files, many loggers),
+/// else untimed, in the order written.
+pub fn output_entries(snap: &unstuck_model::Snapshot, pod: &Pod) -> Vec<Entry> {
+    let m = &pod.metadata;
+    let mut v = Vec::new();
+    for log in snap.container_logs.iter().filter(|l| l.namespace == m.namespace.as_str() && l.pod == m.name.as_str()) {
+        for (line, text) in &log.tail {
+            v.push(Entry {
+                time: leading_time(text),
+                source: "output",
+                text: format!("container {:?}: {text}", log.container),
+                file: Some(log.file.clone()),
+                line: *line,
+            });
+        }
+    }
+    v
+}
+
+/// An RFC 3339 time that starts a line (`2026-11-23T10:41:18.409301782Z …`).
+fn leading_time(text: &str) -> Option<Time> {
+    let first = text.split_ascii_whitespace().next()?;
+    if first.len() < 20 || !first.as_bytes()[0].is_ascii_digit() {
+        return None;
+    }
+    first.parse::<jiff::Timestamp>().ok()
 }
 
 pub fn render_entries(entries: &[Entry]) -> String {
@@ -121,6 +152,7 @@ pub fn render_entries(entries: &[Entry]) -> String {
             .unwrap_or_else(|| "(no time)               ".into());
         let loc = match (&e.file, e.line) {
             (Some(f), Some(l)) => format!(" {}:{l}", clean(f)),
+            (Some(f), None) => format!(" {}", clean(f)),
             _ => String::new(),
         };
         let _ = writeln!(o, "{t}  {:<6}{loc}  {}", e.source, clean(&e.text));
@@ -130,7 +162,7 @@ pub fn render_entries(entries: &[Entry]) -> String {
 
 /// A self-contained page with the timeline as SVG and as a list.
 pub fn render_timeline_html(title: &str, entries: &[Entry]) -> String {
-    let mut o = String::from("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>unstuck timeline</title><style>body{font:13px system-ui,sans-serif;margin:2em}li{margin:2px 0}.log{color:#7a4fd0}.event{color:#a66b00}.node{color:#c62828}.status{color:#1f6fd0}</style></head><body>");
+    let mut o = String::from("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>unstuck timeline</title><style>body{font:13px system-ui,sans-serif;margin:2em}li{margin:2px 0}.log{color:#7a4fd0}.event{color:#a66b00}.node{color:#c62828}.status{color:#1f6fd0}.output{color:#2e7d32}</style></head><body>");
     let _ = write!(o, "<h1>Timeline of {}</h1>", esc(title));
     let timed: Vec<&Entry> = entries.iter().filter(|e| e.time.is_some()).collect();
     if let (Some(first), Some(last)) = (timed.first(), timed.last()) {
@@ -148,6 +180,7 @@ pub fn render_timeline_html(title: &str, entries: &[Entry]) -> String {
                 "log" => "#7a4fd0",
                 "event" => "#a66b00",
                 "node" => "#c62828",
+                "output" => "#2e7d32",
                 _ => "#1f6fd0",
             };
             let y = 40 + i * 16;
@@ -167,10 +200,27 @@ pub fn render_timeline_html(title: &str, entries: &[Entry]) -> String {
         let t = e.time.map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()).unwrap_or_default();
         let loc = match (&e.file, e.line) {
             (Some(f), Some(l)) => format!(" <code>{}:{l}</code>", esc(f)),
+            (Some(f), None) => format!(" <code>{}</code>", esc(f)),
             _ => String::new(),
         };
         let _ = write!(o, "<li class=\"{}\">{t} [{}]{loc} {}</li>", e.source, e.source, esc(&e.text));
     }
     o.push_str("</ol></body></html>\n");
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::leading_time;
+
+    #[test]
+    fn a_line_s_leading_rfc3339_time() {
+        let t = |s: &str| leading_time(s).map(|t| t.to_string());
+        assert_eq!(t("2026-11-23T10:41:18.409301782Z level=fatal").as_deref(), Some("2026-11-23T10:41:18.409301782Z"));
+        assert_eq!(t("2026-11-23T10:41:18+01:00 x").as_deref(), Some("2026-11-23T09:41:18Z"));
+        // No time at the start, a date only, a time in the middle, nothing: untimed.
+        for s in ["level=info time=2026-11-23T10:41:18Z", "2026-11-23 starting", "", "   ", "2026-11-23T10:41:18"] {
+            assert_eq!(t(s), None, "{s:?}");
+        }
+    }
 }

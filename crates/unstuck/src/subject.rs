@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use unstuck_logs::signatures::Scope;
 use unstuck_logs::{Catalog, Signature};
 use unstuck_model::{Pod, Severity, Snapshot};
-use unstuck_report::timeline::{pod_timeline, render_entries, render_timeline_html, Entry};
+use unstuck_report::timeline::{output_entries, pod_timeline, render_entries, render_timeline_html, Entry};
 
 use crate::cli::{ingest_options, InputArgs, Output};
 
@@ -148,6 +148,7 @@ pub fn logs(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<u8> {
                     line: None,
                 });
             }
+            entries.extend(output_entries(&snap, p));
         }
     }
     for h in &snap.log_hits {

@@ -402,3 +402,36 @@ fn sos_process_listing_against_pid_max_is_pid_exhaustion_evidence() {
     let (_, r, _) = diagnose(&[&f.join("kubectl-get.yaml"), &only_dir(&f)]);
     assert!(!r.to_string().contains("tasks on node"), "{r:#}");
 }
+
+#[test]
+fn timeline_and_logs_show_the_crashed_run_s_output() {
+    // must-gather's files carry the kubelet's timestamps: the output takes its place on the time axis,
+    // the fatal line after the run's start and before the restart back-off (untimed) at the end.
+    let mg = fixtures().join("must-gather");
+    let (code, out, err) = common::run(&["timeline", "shop/queue-worker", mg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let fatal = lines.iter().position(|l| l.contains("level=fatal")).unwrap_or_else(|| panic!("{out}"));
+    let start = lines.iter().position(|l| l.contains("queue worker 1.8.2 starting")).unwrap();
+    let created = lines.iter().position(|l| l.contains("pod shop/queue-worker created")).unwrap();
+    assert!(created < start && start < fatal, "{out}");
+    assert!(lines[fatal].starts_with("2026-11-23T10:41:18.409Z  output namespaces/shop/pods/queue-worker/worker/worker/logs/previous.log:6  container \"worker\": "), "{out}");
+    // Troubleshoot's files have no times: listed untimed, in the order written, with file and line.
+    let sb = fixtures().join("support-bundle");
+    let (code, out, err) = common::run(&["timeline", "shop/queue-worker", sb.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let output: Vec<&str> = out.lines().filter(|l| l.contains(" output ")).collect();
+    assert_eq!(output.len(), 6, "{out}");
+    assert!(output.iter().all(|l| l.starts_with("(no time)")), "{out}");
+    assert!(
+        output[5].contains("worker-previous.log:6  container \"worker\": ") && output[5].contains("level=fatal"),
+        "{out}"
+    );
+    // `unstuck logs` on the pod shows the same lines; a pod without a crash-looping container shows none.
+    let (code, out, err) = common::run(&["logs", "queue-worker", mg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().filter(|l| l.contains(" output ")).count(), 6, "{out}");
+    let (code, out, err) = common::run(&["timeline", "shop/api-5b7c9d8f6-h4k2m", mg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains(" output "), "{out}");
+}
