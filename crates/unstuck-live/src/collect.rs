@@ -163,25 +163,31 @@ pub async fn collect_bundle(
             }
         }
     }
-    // The crash-looping containers' last run, as `kubectl cluster-info dump` lays out container logs
-    // (`<ns>/<pod>/logs.txt`, one START/END section per container): only for them, not every pod.
+    // The crash-looping containers' last run (only theirs, not every pod's), as each layout's own tool writes
+    // container output: `kubectl cluster-info dump`'s `<ns>/<pod>/logs.txt` (one START/END section per
+    // container), Troubleshoot's `cluster-resources/pods/logs/<ns>/<pod>/<container>-previous.log`.
     let mut container_logs: Vec<(String, Vec<u8>)> = Vec::new();
-    if layout == BundleLayout::ClusterInfoDump {
-        let pods: Vec<unstuck_model::Pod> = files
-            .iter()
-            .filter(|(k, _)| k.ends_with("/pods.json"))
-            .flat_map(|(_, items)| items.iter().filter_map(|v| serde_json::from_value(v.clone()).ok()))
-            .collect();
-        let wanted = Live::crash_looping(&pods);
-        let (got, note) = live.previous_outputs(&wanted).await;
-        stats.notes.extend(note);
-        let mut by_pod: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        for ((ns, pod, c), body) in got {
-            let section = unstuck_ingest::container_logs::dump_section(&ns, &pod, &c, &body);
-            by_pod.entry(format!("{ns}/{pod}/logs.txt")).or_default().extend(section);
+    let pods: Vec<unstuck_model::Pod> = files
+        .iter()
+        .filter(|(k, _)| k.ends_with("/pods.json") || k.starts_with("cluster-resources/pods/"))
+        .flat_map(|(_, items)| items.iter().filter_map(|v| serde_json::from_value(v.clone()).ok()))
+        .collect();
+    let wanted = Live::crash_looping(&pods);
+    let (got, note) = live.previous_outputs(&wanted).await;
+    stats.notes.extend(note);
+    let mut by_file: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for ((ns, pod, c), body) in got {
+        match layout {
+            BundleLayout::ClusterInfoDump => {
+                let section = unstuck_ingest::container_logs::dump_section(&ns, &pod, &c, &body);
+                by_file.entry(format!("{ns}/{pod}/logs.txt")).or_default().extend(section);
+            }
+            BundleLayout::SupportBundle => {
+                by_file.insert(format!("cluster-resources/pods/logs/{ns}/{pod}/{c}-previous.log"), body);
+            }
         }
-        container_logs.extend(by_pod);
     }
+    container_logs.extend(by_file);
     let tmpdir = std::env::temp_dir().join(format!("unstuck-collect-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmpdir);
     let logs_dir = match local_logs {

@@ -304,6 +304,16 @@ fn lab_end_to_end() {
     assert_eq!(sb_report["input"]["format"], "support bundle (Troubleshoot)");
     assert_eq!(findings(&sb_report), live_set, "support-bundle layout and live diagnose disagree");
     println!("collect: --format support-bundle reads back with the same findings");
+    // With the crash-looping container's last run where Troubleshoot puts it, cited from there.
+    if !cfg.node_ip.is_loopback() {
+        let checkout = pod_finding(&sb_report, "sc-apps", "checkout");
+        let cited = checkout["evidence"].as_array().unwrap().iter().any(|e| {
+            e["file"] == "cluster-resources/pods/logs/sc-apps/checkout/app-previous.log"
+                && e["text"].as_str().is_some_and(|t| t.contains("FATAL: config.yaml"))
+        });
+        assert!(cited, "{checkout:#}");
+        println!("collect: --format support-bundle writes and cites cluster-resources/pods/logs/sc-apps/checkout/app-previous.log");
+    }
     // Without --node-logs, collect pulls node logs through the kubelet log API where nodes answer.
     if !cfg.node_ip.is_loopback() {
         let bundle2 = tmp.path().join("bundle-api-logs.tar.gz");
