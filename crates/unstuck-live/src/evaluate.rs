@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use unstuck_ingest::{IngestError, Options};
-use unstuck_model::{LogHit, Scope, Snapshot};
+use unstuck_model::{ContainerLog, LogHit, Scope, Snapshot};
 use unstuck_rules::{diagnose, Changed, Config, Diagnosis, Incremental};
 
 use crate::watch::{lock, Shared};
@@ -41,12 +41,24 @@ pub struct Evaluator {
     hits: Vec<LogHit>,
     /// Node-log files read by the last full evaluation (a rule's explanation says whether there were any).
     log_files: usize,
+    /// Containers' output fetched for the last full evaluation, handed to the partial snapshots of the pods
+    /// it is about.
+    container_logs: Vec<ContainerLog>,
     last_full: Option<Instant>,
 }
 
 impl Evaluator {
     pub fn new(cfg: Config, opts: Options, server: String) -> Evaluator {
-        Evaluator { cfg, opts, server, inc: None, hits: Vec::new(), log_files: 0, last_full: None }
+        Evaluator {
+            cfg,
+            opts,
+            server,
+            inc: None,
+            hits: Vec::new(),
+            log_files: 0,
+            container_logs: Vec::new(),
+            last_full: None,
+        }
     }
 
     /// Whether the next evaluation must be full: none yet, or `interval` has passed since the last.
@@ -86,6 +98,7 @@ impl Evaluator {
     fn remember_logs(&mut self, snap: &Snapshot) {
         self.hits = snap.log_hits.clone();
         self.log_files = snap.source.log_files;
+        self.container_logs = snap.container_logs.clone();
     }
 
     fn keep(&mut self, d: Diagnosis) -> Diagnosis {
@@ -114,6 +127,16 @@ impl Evaluator {
             snap.log_hits = self.hits.iter().filter(|h| nodes.contains(h.node.as_str())).cloned().collect();
         }
         snap.source.log_files = self.log_files;
+        if !self.container_logs.is_empty() {
+            let pods: BTreeSet<(&str, &str)> =
+                snap.pods.iter().map(|p| (p.metadata.namespace.as_str(), p.metadata.name.as_str())).collect();
+            snap.container_logs = self
+                .container_logs
+                .iter()
+                .filter(|l| pods.contains(&(l.namespace.as_str(), l.pod.as_str())))
+                .cloned()
+                .collect();
+        }
         let changed = inc.apply(diagnose(&snap, &self.cfg), &scope);
         Ok(Step::Updated { scope, changes, changed })
     }

@@ -218,6 +218,11 @@ pub enum Cmd {
         /// Do not read node logs.
         #[arg(long)]
         no_logs: bool,
+        /// Cite crash-looping containers' last output (`pods/log?previous=true`, at most 50 containers, at
+        /// each full evaluation, by the leader). Needs `get` on `pods/log`, which shows whatever the
+        /// applications print (the chart's `serve.containerLogs=true` grants it).
+        #[arg(long)]
+        container_logs: bool,
         /// TLS certificate (PEM, chain first), e.g. mounted from a kubernetes.io/tls Secret; re-read when
         /// it changes. Without it a self-signed certificate is made at start.
         #[arg(long, value_name = "PATH", requires = "tls_private_key_file")]
@@ -440,6 +445,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             signatures,
             log_tz,
             no_logs,
+            container_logs,
             tls_cert_file,
             tls_private_key_file,
             insecure_no_auth,
@@ -463,6 +469,7 @@ pub fn run(cli: Cli) -> Result<u8> {
                 listen,
                 interval: positive("--interval", &interval)?,
                 log_refresh: positive("--log-refresh", &log_refresh)?,
+                container_logs,
                 namespace: crate::live::single_namespace(&cfg),
                 tls: (!insecure_no_auth).then_some((tls_cert_file, tls_private_key_file)),
                 election: leader_elect

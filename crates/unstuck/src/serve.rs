@@ -38,6 +38,8 @@ pub struct ServeArgs {
     pub listen: String,
     pub interval: Duration,
     pub log_refresh: Duration,
+    /// Cite crash-looping containers' last output, read through `pods/log` at full evaluations (leader only).
+    pub container_logs: bool,
     pub opts: Options,
     pub cfg: Config,
     pub namespace: Option<String>,
@@ -410,6 +412,12 @@ async fn evaluate(
                     .to_string(),
             );
         }
+    }
+    // The crash-looping containers' last run, as `diagnose` reads it (the leader only, as for node logs:
+    // pods/log goes to the kubelets). Partial evaluations reuse it for the pods they see (`Evaluator`).
+    if a.container_logs && *app.leader.borrow() {
+        let note = live.fetch_container_logs(&mut snap).await;
+        snap.source.warnings.extend(note);
     }
     // Pods no rule explains get leads, as in `diagnose`: their nodes' logs scanned again for lines naming
     // them, at full evaluations (every --interval, and when a change needs one); a partial evaluation that

@@ -370,7 +370,7 @@ fn lab_end_to_end() {
     in_cluster(&rt, &client, &cp, tmp.path(), &live_set);
     // With the shipped read-only role (get, list, watch): enough for serve.
     let serve = Serve::start(&nobody, &logs);
-    serve.wait_for_findings(&live_set);
+    serve.wait_for_findings(&live_set, !cfg.node_ip.is_loopback());
     fix_flow(&rt, &client, &cp, tmp.path(), &nobody);
     serve.follows_the_fix();
     recovery_flow(&rt, &client, &cp, tmp.path(), &logs);
@@ -801,7 +801,7 @@ impl Serve {
         let mut child = std::process::Command::new(bin())
             .arg("serve")
             .args(live_flags(kubeconfig, logs))
-            .args(["--interval", "2s", "--listen", "127.0.0.1:0", "--insecure-no-auth"])
+            .args(["--interval", "2s", "--listen", "127.0.0.1:0", "--insecure-no-auth", "--container-logs"])
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("unstuck serve starts");
@@ -836,7 +836,9 @@ impl Serve {
         panic!("serve: timed out waiting for {what}");
     }
 
-    fn wait_for_findings(&self, live_set: &BTreeSet<(String, String, String)>) {
+    /// `output`: the crash-looping container's output can be read through kube-apiserver's pods/log proxy
+    /// (not on a loopback-only lab).
+    fn wait_for_findings(&self, live_set: &BTreeSet<(String, String, String)>, output: bool) {
         self.until("/readyz", || http_get(&self.addr, "/readyz").0 == 200);
         let mut last = BTreeSet::new();
         self.until("serve's findings to equal diagnose's", || {
@@ -872,6 +874,19 @@ impl Serve {
         });
         let unknown = pod_finding(&seen, "sc-unknown", "reporter");
         assert!(unknown["summary"].as_str().unwrap().contains("point at runtime-unresponsive"), "{unknown:#}");
+        // --container-logs: the crash-looping container's last run, read by the leader through pods/log with
+        // the shipped read-only role.
+        if output {
+            let checkout = pod_finding(&seen, "sc-apps", "checkout");
+            let cited = checkout["evidence"].as_array().unwrap().iter().any(|e| {
+                e["file"] == "kubectl logs -n sc-apps checkout -c app --previous"
+                    && e["text"].as_str().is_some_and(|t| t.contains("FATAL: config.yaml"))
+            });
+            assert!(cited, "{checkout:#}");
+            println!("serve: --container-logs cites the crash-looping container's last run");
+        } else {
+            println!("serve: SKIPPED --container-logs' output (no non-loopback address on this machine)");
+        }
         println!(
             "serve: /readyz ready, /findings equal to diagnose ({} findings) with the unexplained pod's lead, /metrics has a series per finding",
             live_set.len()

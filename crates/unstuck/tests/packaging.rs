@@ -143,9 +143,10 @@ fn helm_chart_lints_and_renders() {
     let rules = role["rules"].as_array().unwrap();
     let shipped = yaml_file("deploy/rbac.yaml");
     for r in shipped["rules"].as_array().unwrap() {
-        // pods/log is for diagnose's crash-loop evidence; serve never reads it, so its role goes without.
+        // pods/log is for crash-loop's evidence; serve reads it only with serve.containerLogs (below).
         if strs(&r["resources"]) == ["pods/log"] {
             assert!(!rules.iter().any(|c| strs(&c["resources"]).contains(&"pods/log")), "serve's role grants pods/log");
+            assert!(!args.contains(&"--container-logs"), "{args:?}");
             continue;
         }
         assert!(rules.contains(r), "chart ClusterRole lacks {r}");
@@ -189,6 +190,16 @@ fn helm_chart_lints_and_renders() {
     }
     assert!(pod["volumes"].as_array().unwrap().iter().any(|v| v["secret"]["secretName"] == "unstuck-tls"));
     assert!(pod["containers"][0]["image"].as_str().unwrap().contains("@sha256:"));
+    // serve.containerLogs: the flag, and get on pods/log as deploy/rbac.yaml grants it.
+    assert!(args.contains(&"--container-logs"), "{args:?}");
+    let pods_log = yaml_file("deploy/rbac.yaml")["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| strs(&r["resources"]) == ["pods/log"])
+        .cloned()
+        .unwrap();
+    assert!(find(&a, "ClusterRole", "rel-unstuck")["rules"].as_array().unwrap().contains(&pods_log));
     let sm = find(&a, "ServiceMonitor", "rel-unstuck");
     assert_eq!(sm["spec"]["endpoints"][0]["scheme"], "https");
     assert_eq!(sm["spec"]["endpoints"][0]["port"], "metrics");

@@ -201,3 +201,55 @@ fn unlisted_and_forbidden_kinds_are_warned_about() {
     assert!(store.synced("pods") && !store.synced("events"));
     assert!(parse_page("secrets", "t", b"{}").is_err());
 }
+
+/// serve --container-logs: the output fetched for a full evaluation stays cited when a watch change to the
+/// crash-looping pod is evaluated on its own (the partial snapshot is built from the store, which holds no
+/// container output).
+#[test]
+fn partial_evaluations_keep_the_container_output_of_the_last_full_one() {
+    use unstuck_live::evaluate::{Evaluator, Step};
+    use unstuck_live::watch::{lock, Shared};
+    let shared = Shared::new(true);
+    let lists = {
+        let mut store = lock(&shared.store);
+        let (filled, lists) = filled(Store::slimming());
+        *store = filled;
+        lists
+    };
+    let mut ev = Evaluator::new(Config::default(), opts(), "https://lab:6443".into());
+    let mut snap = ev.full_snapshot(&shared).unwrap();
+    let checkout = pod(&lists, "checkout-").clone();
+    let name = checkout["metadata"]["name"].as_str().unwrap().to_string();
+    snap.container_logs.push(unstuck_model::ContainerLog {
+        namespace: "shop".into(),
+        pod: name.clone(),
+        container: "app".into(),
+        file: format!("kubectl logs -n shop {name} -c app --previous"),
+        tail: vec![(None, "FATAL: payments: dial tcp 10.96.4.7:443: connect: connection refused".into())],
+    });
+    let cites = |f: &unstuck_rules::Finding| {
+        f.rule == "crash-loop"
+            && f.subject.display().contains(&name)
+            && f.evidence.iter().any(|e| e.text.contains("FATAL: payments"))
+    };
+    let d = ev.full(&snap);
+    assert!(
+        d.findings.iter().any(cites),
+        "{:#?}",
+        d.findings.iter().map(|f| (&f.rule, f.subject.display())).collect::<Vec<_>>()
+    );
+    // The pod changes (another restart): only its part of the cluster is evaluated again.
+    let mut again = checkout.clone();
+    again["metadata"]["resourceVersion"] = json!("1001");
+    again["status"]["containerStatuses"][0]["restartCount"] = json!(9);
+    lock(&shared.store)
+        .apply_watch_line("pods", "https://lab:6443/api/v1/pods?watch=1", &line("MODIFIED", &again))
+        .unwrap();
+    match ev.changes(&shared).unwrap() {
+        Step::Updated { .. } => {}
+        other => panic!("a partial evaluation was expected: {other:?}"),
+    }
+    let kept: Vec<_> =
+        ev.current().unwrap().findings().filter(|f| f.subject.display().contains(&name)).cloned().collect();
+    assert!(kept.iter().any(|f| cites(f)), "{kept:#?}");
+}
