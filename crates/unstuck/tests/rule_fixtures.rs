@@ -663,8 +663,8 @@ fn stuck_unknown_shows_the_problem_lines_that_name_the_pod() {
 }
 
 /// crash-loop cites what the crashed container said last (`<ns>/<pod>/logs.txt` of a cluster-info dump):
-/// its newest problem lines, else its last two lines; nothing for containers that do not crash-loop, nor
-/// without the file.
+/// its first and newest problem lines, the complaint before a usage text, else its last two lines; nothing
+/// for containers that do not crash-loop, nor without the file.
 #[test]
 fn crash_loop_cites_the_containers_last_words() {
     let dir = tempfile::tempdir().unwrap();
@@ -702,6 +702,24 @@ fn crash_loop_cites_the_containers_last_words() {
     let got = output(&b);
     assert!(got.len() == 2 && got[0].ends_with("FATAL: config.yaml: no such file"), "{got:#?}");
     assert!(got[1].ends_with("shutting down"), "{got:#?}");
+    // A cascade of errors: the first one (its cause) is cited with the newest three.
+    let cascade = "starting\nopen /data/db.lock: permission denied\nERROR: storage init failed\nERROR: plugin init failed\nERROR: startup failed\nERROR: aborting\n";
+    std::fs::write(&logs, section(cascade, "app")).unwrap();
+    let got = output(&b);
+    assert_eq!(got.len(), 4, "{got:#?}");
+    assert!(
+        got[0].ends_with("open /data/db.lock: permission denied") && got[3].ends_with("ERROR: aborting"),
+        "{got:#?}"
+    );
+    // A usage text after the complaint (Go's flag package): the line before it, and its heading.
+    let usage = "flag provided but not defined: -logtostderr\nUsage of /manager:\n  -kubeconfig string\n    \tPath to a kubeconfig.\n";
+    std::fs::write(&logs, section(usage, "app")).unwrap();
+    let got = output(&b);
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].ends_with("flag provided but not defined: -logtostderr") && got[1].ends_with("Usage of /manager:"),
+        "{got:#?}"
+    );
     // Another container's section only (not the one in a crash loop): nothing.
     std::fs::write(&logs, section("panic: boom\n", "sidecar")).unwrap();
     assert!(output(&b).is_empty());

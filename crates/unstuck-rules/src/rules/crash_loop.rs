@@ -16,10 +16,12 @@ declare_rule! {
     /// ## Evidence
     /// The waiting message, the last termination reason and exit code, the restart count, the
     /// `FailedPostStartHook` events, and what the container said last: its crashed run's output as a
-    /// `kubectl cluster-info dump` directory carries it (`<ns>/<pod>/logs.txt`) or, live, as `pods/log`
-    /// gives it (`kubectl logs --previous`): the newest three of its last lines that report a problem or
-    /// use the words of a crash (`fatal`, `panic`, `exception`, `traceback`) and the line after the newest
-    /// of them (where programs put the detail), else its last two.
+    /// `kubectl cluster-info dump` directory carries it (`<ns>/<pod>/logs.txt`), a support bundle or a
+    /// must-gather (their per-container log files) or, live, as `pods/log` gives it (`kubectl logs
+    /// --previous`): of its last lines, the first and the newest three that report a problem or use the
+    /// words of a crash (`fatal`, `panic`, `exception`, `traceback`), the line after the newest of them
+    /// (where programs put the detail), and the line before a usage text it ends with (a bad flag);
+    /// else its last two.
     ///
     /// ## Remediation
     /// 1. Read the previous container's log (`kubectl logs --previous`).
@@ -37,25 +39,46 @@ declare_rule! {
     };
 }
 
-/// Words of a program on its way out, besides those of any problem line (`level::is_problem`). Not from
-/// the field's cases (none of `corpus/crash-output/` depends on them; see its README): added for plain
-/// `FATAL:` lines with no level, such as the lab's simulated crash.
+/// Words of a program on its way out, besides those of any problem line (`level::is_problem`). First added
+/// for plain `FATAL:` lines with no level (the lab's simulated crash); since session 20 one field case needs
+/// them: `crash-out/046`, a Go `panic: assignment to entry in nil map` (corpus/crash-output/README.md).
 const CRASH_WORDS: [&str; 5] = ["fatal", "panic", "exception", "traceback", "segmentation fault"];
 
 /// Of a crashed container's last lines, those `crash-loop` cites: the newest three that report a problem
 /// or use the words of a crash, and the line after the newest of them (where programs put the detail:
-/// `failed parsing config: …:` then the field, `bootstrap checks failed` then the check); else the last
-/// two. Measured on the field's crash output (`corpus/crash-output/`, test `crash_output.rs`).
+/// `failed parsing config: …:` then the field, `bootstrap checks failed` then the check); the oldest of them
+/// too (the first error of a cascade is usually its cause: `Can't create/write to file …` before InnoDB's
+/// `Aborting`); and when the output ends with a usage text (`Usage of /manager:`, as Go's flag package and
+/// most command-line parsers print on a bad flag), the line before it. Else the last two. Measured on the
+/// field's crash output (`corpus/crash-output/`, test `crash_output.rs`).
 pub fn last_words(tail: &[(Option<u64>, String)]) -> Vec<&(Option<u64>, String)> {
     let problems: Vec<usize> = (0..tail.len()).filter(|&i| last_words_of_a_crash(&tail[i].1)).collect();
-    let Some(&newest) = problems.last() else {
-        return tail.iter().rev().take(2).rev().collect();
-    };
-    let mut chosen: Vec<usize> = problems[problems.len().saturating_sub(3)..].to_vec();
-    if newest + 1 < tail.len() {
-        chosen.push(newest + 1);
+    let usage = tail.iter().rposition(|(_, t)| is_usage_heading(t));
+    // The complaint before a usage text no problem line follows.
+    let complaint = usage.filter(|&u| u > 0 && problems.last().is_none_or(|&p| p < u)).map(|u| u - 1);
+    let mut chosen: Vec<usize> = Vec::new();
+    if let Some(&newest) = problems.last() {
+        chosen.push(problems[0]);
+        chosen.extend(&problems[problems.len().saturating_sub(3)..]);
+        if newest + 1 < tail.len() {
+            chosen.push(newest + 1);
+        }
     }
+    if let Some(c) = complaint {
+        chosen.extend([c, c + 1]);
+    }
+    if chosen.is_empty() {
+        return tail.iter().rev().take(2).rev().collect();
+    }
+    chosen.sort_unstable();
+    chosen.dedup();
     chosen.into_iter().map(|i| &tail[i]).collect()
+}
+
+/// The first line of a usage text: `Usage of PROG:` (Go's flag package), `Usage:` / `usage:`.
+fn is_usage_heading(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("Usage of ") || t.starts_with("Usage:") || t.starts_with("usage:")
 }
 
 fn last_words_of_a_crash(line: &str) -> bool {
