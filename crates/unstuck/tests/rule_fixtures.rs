@@ -734,3 +734,77 @@ fn crash_loop_cites_the_containers_last_words() {
         .unwrap();
     assert!(load(&b).container_logs.is_empty());
 }
+
+/// container-config-error: a container waiting in CreateContainerConfigError / CreateContainerError /
+/// RunContainerError, the summary naming what the message says is missing; not a pod in a crash loop,
+/// still creating, or waiting for less than the threshold.
+#[test]
+fn container_config_error_names_what_is_missing() {
+    let ex = example("mixed-cluster");
+    let now = "2024-06-03T12:00:00Z";
+    let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
+    let cart = items(&ex.join("shop/pods.json"))
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == "cart-5d8f7b9c6-abcde")
+        .unwrap();
+    let waiting = |reason: &str, msg: &str| {
+        let mut p = cart.clone();
+        p["status"]["containerStatuses"][0]["state"] = json!({"waiting": {"reason": reason, "message": msg}});
+        p
+    };
+    let finding = |p: Value, events: Vec<Value>| -> Option<(String, Vec<String>)> {
+        diagnose_full([nodes.clone(), vec![p], events].concat(), now)
+            .into_iter()
+            .find(|(_, n, _)| n == "cart-5d8f7b9c6-abcde")
+            .map(|(r, _, e)| (r, e))
+    };
+    let summary = |p: Value| -> String {
+        let list = json!({"kind": "List", "apiVersion": "v1", "items": ([nodes.clone(), vec![p]].concat())});
+        let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
+        let snap = unstuck_ingest::load_kubectl_bytes("fixture.json", list.to_string().as_bytes(), &opts).unwrap();
+        let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
+        d.findings.into_iter().find(|f| f.rule == "container-config-error").map(|f| f.summary).unwrap_or_default()
+    };
+    // Must trigger: each reason, the summary naming the missing object or key.
+    let p = waiting("CreateContainerConfigError", r#"secret "cart-db" not found"#);
+    let (rule, ev) = finding(p.clone(), vec![]).unwrap();
+    assert_eq!(rule, "container-config-error");
+    assert!(ev.iter().any(|e| e.contains(r#"CreateContainerConfigError: secret "cart-db" not found"#)), "{ev:?}");
+    assert!(summary(p).contains(r#"refers to Secret "cart-db", which does not exist"#));
+    let p = waiting("CreateContainerConfigError", "couldn't find key REDIS_URL in ConfigMap shop/cart-config");
+    assert!(summary(p).contains(r#"key "REDIS_URL" of ConfigMap "cart-config""#));
+    for reason in ["CreateContainerError", "RunContainerError"] {
+        let p = waiting(
+            reason,
+            "failed to create containerd task: exec: \"/app/cart\": stat /app/cart: no such file or directory",
+        );
+        assert_eq!(finding(p, vec![]).map(|(r, _)| r).as_deref(), Some("container-config-error"), "{reason}");
+    }
+    // The kubelet's Failed event is cited, and names the problem when the status carries no message.
+    let uid = cart["metadata"]["uid"].clone();
+    let failed = json!({"kind": "Event", "metadata": {"name": "cart.failed", "namespace": "shop"},
+        "involvedObject": {"kind": "Pod", "namespace": "shop", "name": "cart-5d8f7b9c6-abcde", "uid": uid},
+        "reason": "Failed", "message": "Error: configmap \"cart-config\" not found", "type": "Warning",
+        "source": {"component": "kubelet"}, "lastTimestamp": "2024-06-03T11:50:00Z", "count": 14});
+    let p = waiting("CreateContainerConfigError", "");
+    let (rule, ev) = finding(p.clone(), vec![failed.clone()]).unwrap();
+    assert_eq!(rule, "container-config-error");
+    assert!(ev.iter().any(|e| e.contains("Failed (kubelet): Error: configmap")), "{ev:?}");
+    let list = json!({"kind": "List", "apiVersion": "v1", "items": ([nodes.clone(), vec![p], vec![failed]].concat())});
+    let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
+    let snap = unstuck_ingest::load_kubectl_bytes("fixture.json", list.to_string().as_bytes(), &opts).unwrap();
+    let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
+    assert!(d.findings.iter().any(|f| f.summary.contains(r#"ConfigMap "cart-config", which does not exist"#)));
+    // Must not trigger: a crash loop, a container still being created, another waiting reason, too recent.
+    let p = waiting("CrashLoopBackOff", "back-off 5m0s restarting failed container");
+    assert_ne!(finding(p, vec![]).map(|(r, _)| r).as_deref(), Some("container-config-error"));
+    let p = waiting("ContainerCreating", "");
+    assert_ne!(finding(p, vec![]).map(|(r, _)| r).as_deref(), Some("container-config-error"));
+    let p = waiting("ErrImagePull", "rpc error: code = NotFound");
+    assert_ne!(finding(p, vec![]).map(|(r, _)| r).as_deref(), Some("container-config-error"));
+    let mut p = waiting("CreateContainerConfigError", r#"secret "cart-db" not found"#);
+    p["metadata"]["creationTimestamp"] = json!("2024-06-03T11:59:30Z");
+    p["status"]["conditions"] =
+        json!([{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2024-06-03T11:59:30Z"}]);
+    assert_eq!(finding(p, vec![]), None, "inside the threshold it is not stuck");
+}

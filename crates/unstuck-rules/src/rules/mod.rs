@@ -7,6 +7,7 @@ use crate::fix::Op;
 use crate::util::{self, clear_finalizers, force_delete, sh, taint_out_of_service};
 use crate::{Cx, Evidence, EvidenceSource, StepDraft};
 
+pub mod container_config_error;
 pub mod container_hash_change;
 pub mod crash_loop;
 pub mod evicted;
@@ -35,6 +36,7 @@ pub(crate) static ALL: &[&crate::Rule] = &[
     &sandbox_network_failure::RULE,
     &volume_mount_failure::RULE,
     &image_pull_failure::RULE,
+    &container_config_error::RULE,
     &oom_killed::RULE,
     &crash_loop::RULE,
     &unschedulable::RULE,
