@@ -487,6 +487,33 @@ pub fn mixed() -> Bundle {
     p.containers[0]["image"] = json!("registry.example.com/shop/cart:3.2-typo");
     p.statuses[0]["image"] = json!("registry.example.com/shop/cart:3.2-typo");
     b.add("pods", p.build());
+    // container-config-error: the environment names a key its ConfigMap lacks.
+    let mut p = pending(
+        mk("settings-6c5b4a3f2-cfgme", names[0], 1730),
+        "CreateContainerConfigError",
+        "couldn't find key LOG_LEVEL in ConfigMap shop/settings-config",
+    );
+    p.containers[0]["env"] = json!([{"name": "LOG_LEVEL", "valueFrom": {"configMapKeyRef": {"name": "settings-config", "key": "LOG_LEVEL"}}}]);
+    let pod = p.build();
+    let puid = pod["metadata"]["uid"].as_str().unwrap().to_string();
+    b.add(
+        "events",
+        event(
+            shop,
+            "Pod",
+            "settings-6c5b4a3f2-cfgme",
+            &puid,
+            "Warning",
+            "Failed",
+            "Error: couldn't find key LOG_LEVEL in ConfigMap shop/settings-config",
+            "kubelet",
+            names[0],
+            ago(now, 1725),
+            ago(now, 19),
+            18,
+        ),
+    );
+    b.add("pods", pod);
     // crash-loop
     let mut p = mk("checkout-7c6d5e4f3-fghij", names[1], 7200).all_running(ago(now, 7000), "containerd");
     p.statuses[0]["state"] = json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container=app pod=checkout-7c6d5e4f3-fghij_shop"}});

@@ -415,6 +415,22 @@ impl SimKubelet {
                 })
                 .collect();
             ("Pending", st, false)
+        } else if behaviour == "config-error" {
+            // As the kubelet's makeEnvironmentVariables fails on a ConfigMap it cannot get (the scenario
+            // never creates it): the container waits in CreateContainerConfigError, naming it.
+            let st =
+                spec.containers
+                    .iter()
+                    .map(|c| {
+                        let missing =
+                            c.env.iter().flatten().find_map(|e| {
+                                e.value_from.as_ref()?.config_map_key_ref.as_ref().map(|r| r.name.clone())
+                            });
+                        let msg = format!("configmap \"{}\" not found", missing.unwrap_or_default());
+                        waiting(c, "CreateContainerConfigError", &msg)
+                    })
+                    .collect();
+            ("Pending", st, false)
         } else if behaviour == "crash-loop" {
             // What each crashed run printed last, for the container log endpoint (pods/log?previous=true).
             let d = self.log_dir.join(&self.spec.name).join("containers");

@@ -23,6 +23,7 @@ pub const SCENARIOS: &[&str] = &[
     "nfs-hang",
     "crash-loop",
     "image-pull",
+    "config-error",
     "unschedulable",
     "unknown-hang",
 ];
@@ -68,6 +69,7 @@ pub fn expected(name: &str) -> Vec<(&'static str, &'static str, &'static str)> {
         "unknown-hang" => vec![("stuck-unknown", "Pod", "sc-unknown/reporter")],
         "crash-loop" => vec![("crash-loop", "Pod", "sc-apps/checkout")],
         "image-pull" => vec![("image-pull-failure", "Pod", "sc-apps/cart")],
+        "config-error" => vec![("container-config-error", "Pod", "sc-apps/settings")],
         "unschedulable" => vec![("unschedulable", "Pod", "sc-apps/gpu-job")],
         _ => vec![],
     }
@@ -252,6 +254,21 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
             .await?;
             wait_until("cart status", Duration::from_secs(60), || async {
                 pod_phase(c, "sc-apps", "cart").await.is_some_and(|(p, _)| p == "Pending")
+            })
+            .await
+        }
+        "config-error" => {
+            // The container's environment refers to a ConfigMap that does not exist.
+            let spec = json!({"containers": [{"name": "app", "image": "registry.example.com/settings:2.0",
+                "env": [{"name": "LOG_LEVEL", "valueFrom": {"configMapKeyRef": {"name": "settings-config", "key": "LOG_LEVEL"}}}]}]});
+            create_pod(
+                c,
+                "sc-apps",
+                pod("settings", Some("lab-node-2"), spec, json!({BEHAVIOUR_ANNOTATION: "config-error"})),
+            )
+            .await?;
+            wait_until("settings status", Duration::from_secs(60), || async {
+                pod_phase(c, "sc-apps", "settings").await.is_some_and(|(p, _)| p == "Pending")
             })
             .await
         }

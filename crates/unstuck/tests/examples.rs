@@ -95,6 +95,7 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
     assert_eq!(
         triples(&r),
         vec![
+            t("container-config-error", "Pod", "shop/settings-6c5b4a3f2-cfgme"),
             t("crash-loop", "Pod", "shop/checkout-7c6d5e4f3-fghij"),
             t("evicted", "Pod", "shop/thumbnailer-8e7d6c5b4-uvwxy"),
             t("image-pull-failure", "Pod", "shop/cart-5d8f7b9c6-abcde"),
@@ -113,7 +114,7 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
     {
         assert!(!names.contains(&never), "{never} must not be reported");
     }
-    assert_eq!(r.summary.pods_stuck, 8);
+    assert_eq!(r.summary.pods_stuck, 9);
 }
 
 #[test]

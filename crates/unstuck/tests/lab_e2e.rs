@@ -106,6 +106,7 @@ fn lab_end_to_end() {
         "poststart-hostpid-docker",
         "crash-loop",
         "image-pull",
+        "config-error",
         "unschedulable",
         "pid-exhaustion",
         "runtime-unresponsive",
