@@ -197,7 +197,7 @@ fn looping_set(pods: &[std::sync::Arc<Pod>]) -> HashSet<(&str, &str, &str)> {
 }
 
 /// A directory's one-run output files (Troubleshoot's, must-gather's): those of crash-looping containers
-/// are read (their tails), the newest ended run of each kept ([`pick_runs`]); warnings name the file of
+/// are read (their tails), the newest ended run of each kept (as [`pick_runs`] keeps it); warnings name the file of
 /// anything unreadable.
 pub(crate) fn read_runs(
     pods: &[std::sync::Arc<Pod>],
@@ -227,7 +227,8 @@ pub(crate) fn read_runs(
             Err(e) => warnings.push(format!("{label}: {e}; skipped")),
         }
     }
-    pick_runs(pods, candidates)
+    // Only crash-looping containers' files were read: the newest run of each.
+    newest_runs(candidates)
 }
 
 /// Of the one-run output read for each container, that of its crash-looping containers' newest ended run:
@@ -235,11 +236,17 @@ pub(crate) fn read_runs(
 /// the container waits in back-off, the kubelet serves from that same ended run). Sorted by container.
 pub(crate) fn pick_runs(pods: &[std::sync::Arc<Pod>], candidates: Vec<(bool, ContainerLog)>) -> Vec<ContainerLog> {
     let looping = looping_set(pods);
+    newest_runs(
+        candidates
+            .into_iter()
+            .filter(|(_, l)| looping.contains(&(l.namespace.as_str(), l.pod.as_str(), l.container.as_str()))),
+    )
+}
+
+/// Of each container's runs, the previous run's where there is one, else the current one's.
+fn newest_runs(candidates: impl IntoIterator<Item = (bool, ContainerLog)>) -> Vec<ContainerLog> {
     let mut best: std::collections::BTreeMap<(String, String, String), (bool, ContainerLog)> = Default::default();
     for (previous, log) in candidates {
-        if !looping.contains(&(log.namespace.as_str(), log.pod.as_str(), log.container.as_str())) {
-            continue;
-        }
         let key = (log.namespace.clone(), log.pod.clone(), log.container.clone());
         match best.get(&key) {
             Some((had_previous, _)) if *had_previous || !previous => {}

@@ -259,12 +259,19 @@ fn stale_out_of_service_taint_needs_a_ready_node_that_is_still_fenced() {
 }
 
 /// Diagnose a set of objects (as one kubectl List) at `now`; (rule, subject name, evidence texts).
-fn diagnose_full(objs: Vec<Value>, now: &str) -> Vec<(String, String, Vec<String>)> {
+/// The findings of a set of objects (as one kubectl List) diagnosed at `now`.
+fn findings_of(objs: Vec<Value>, now: &str) -> Vec<unstuck_rules::Finding> {
     let list = json!({"kind": "List", "apiVersion": "v1", "items": objs});
     let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
     let snap = unstuck_ingest::load_kubectl_bytes("fixture.json", list.to_string().as_bytes(), &opts).unwrap();
-    let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
-    d.findings.into_iter().map(|f| (f.rule, f.subject.name, f.evidence.into_iter().map(|e| e.text).collect())).collect()
+    unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default()).findings
+}
+
+fn diagnose_full(objs: Vec<Value>, now: &str) -> Vec<(String, String, Vec<String>)> {
+    findings_of(objs, now)
+        .into_iter()
+        .map(|f| (f.rule, f.subject.name, f.evidence.into_iter().map(|e| e.text).collect()))
+        .collect()
 }
 
 fn with_condition(node: &Value, type_: &str, status: &str, reason: &str, msg: &str, since: &str) -> Value {
@@ -759,11 +766,11 @@ fn container_config_error_names_what_is_missing() {
             .map(|(r, _, e)| (r, e))
     };
     let summary = |p: Value| -> String {
-        let list = json!({"kind": "List", "apiVersion": "v1", "items": ([nodes.clone(), vec![p]].concat())});
-        let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
-        let snap = unstuck_ingest::load_kubectl_bytes("fixture.json", list.to_string().as_bytes(), &opts).unwrap();
-        let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
-        d.findings.into_iter().find(|f| f.rule == "container-config-error").map(|f| f.summary).unwrap_or_default()
+        findings_of([nodes.clone(), vec![p]].concat(), now)
+            .into_iter()
+            .find(|f| f.rule == "container-config-error")
+            .map(|f| f.summary)
+            .unwrap_or_default()
     };
     // Must trigger: each reason, the summary naming the missing object or key.
     let p = waiting("CreateContainerConfigError", r#"secret "cart-db" not found"#);
@@ -790,11 +797,8 @@ fn container_config_error_names_what_is_missing() {
     let (rule, ev) = finding(p.clone(), vec![failed.clone()]).unwrap();
     assert_eq!(rule, "container-config-error");
     assert!(ev.iter().any(|e| e.contains("Failed (kubelet): Error: configmap")), "{ev:?}");
-    let list = json!({"kind": "List", "apiVersion": "v1", "items": ([nodes.clone(), vec![p], vec![failed]].concat())});
-    let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
-    let snap = unstuck_ingest::load_kubectl_bytes("fixture.json", list.to_string().as_bytes(), &opts).unwrap();
-    let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
-    assert!(d.findings.iter().any(|f| f.summary.contains(r#"ConfigMap "cart-config", which does not exist"#)));
+    let d = findings_of([nodes.clone(), vec![p], vec![failed]].concat(), now);
+    assert!(d.iter().any(|f| f.summary.contains(r#"ConfigMap "cart-config", which does not exist"#)));
     // Must not trigger: a crash loop, a container still being created, another waiting reason, too recent.
     let p = waiting("CrashLoopBackOff", "back-off 5m0s restarting failed container");
     assert_ne!(finding(p, vec![]).map(|(r, _)| r).as_deref(), Some("container-config-error"));

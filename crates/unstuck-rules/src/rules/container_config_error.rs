@@ -1,4 +1,4 @@
-use super::{event_evidence, pod_events_with};
+use super::event_evidence;
 use crate::util::sh;
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod, StuckState};
 
@@ -158,10 +158,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             REASONS.contains(&w.reason.as_str()).then_some((c.name.as_str(), w.reason.as_str(), w.message.as_str()))
         })
         .collect();
-    let events: Vec<_> = pod_events_with(cx, pod, &["Failed"], Some("Error: "))
-        .into_iter()
-        .filter(|e| create_failure_event(e))
-        .collect();
+    let events: Vec<_> = cx.ix.pod_events(pod).into_iter().filter(|e| create_failure_event(e)).collect();
     // Still shown ContainerCreating: only the kubelet's events say what failed.
     let (who, reason, message) = match waiting.first() {
         Some(&(c, r, m)) => (format!("container {c:?}"), r, m),
