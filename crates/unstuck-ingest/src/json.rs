@@ -56,11 +56,14 @@ struct Reader<'de> {
     scratch: String,
 }
 
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 const ONES: u64 = 0x0101_0101_0101_0101;
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// Bytes of `x` that end or interrupt a plain string run: `"`, `\` or a control character (< 0x20).
 /// Only the lowest flagged byte is exact (borrows may flag bytes above it), which is all we use.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
 fn specials(x: u64) -> u64 {
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
@@ -76,6 +79,81 @@ fn hex4(b: &[u8]) -> Option<u32> {
         v = v * 16 + (c as char).to_digit(16)?;
     }
     Some(v)
+}
+
+/// The reader's two byte loops, a block at a time: SSE2 (part of every x86-64) sixteen bytes a step,
+/// elsewhere eight bytes in a u64. Both return where the run ends, or the start of the last partial
+/// block (the caller finishes byte by byte).
+mod simd {
+    #[cfg(not(target_arch = "x86_64"))]
+    use super::{specials, ONES};
+
+    /// The first byte at or after `i` that is not a space, or where fewer than a block remain.
+    #[inline(always)]
+    pub(super) fn spaces_end(b: &[u8], mut i: usize) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            while i + 16 <= b.len() {
+                // SAFETY: SSE2 is part of x86-64; the 16 bytes at `i` are in bounds (checked above).
+                let m = unsafe {
+                    let v = _mm_loadu_si128(b.as_ptr().add(i).cast());
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8))) as u32
+                };
+                if m != 0xFFFF {
+                    return i + m.trailing_ones() as usize;
+                }
+                i += 16;
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        while let Some(chunk) = b.get(i..i + 8) {
+            let x = u64::from_le_bytes(chunk.try_into().unwrap_or_default()) ^ (ONES * u64::from(b' '));
+            if x != 0 {
+                return i + (x.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
+        // Fewer than a block left: byte by byte.
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        i
+    }
+
+    /// The first `"`, `\` or control character at or after `i`, or where fewer than a block remain.
+    #[inline(always)]
+    pub(super) fn plain_end(b: &[u8], mut i: usize) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            while i + 16 <= b.len() {
+                // SAFETY: as in `spaces_end`.
+                let m = unsafe {
+                    let v = _mm_loadu_si128(b.as_ptr().add(i).cast());
+                    let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                    let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                    // Unsigned `v <= 0x1f`: max(v, 0x1f) == 0x1f.
+                    let lim = _mm_set1_epi8(0x1f);
+                    let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, lim), lim);
+                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), ctrl)) as u32
+                };
+                if m != 0 {
+                    return i + m.trailing_zeros() as usize;
+                }
+                i += 16;
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        while let Some(chunk) = b.get(i..i + 8) {
+            let m = specials(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+            if m != 0 {
+                return i + (m.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
+        i
+    }
 }
 
 impl<'de> Reader<'de> {
@@ -94,15 +172,8 @@ impl<'de> Reader<'de> {
                 b' ' | b'\r' | b'\t' => self.i += 1,
                 b'\n' => {
                     self.i += 1;
-                    // Indentation: up to eight spaces at a time, to the first byte that is not one.
-                    while let Some(chunk) = b.get(self.i..self.i + 8) {
-                        let x = u64::from_le_bytes(chunk.try_into().unwrap_or_default()) ^ (ONES * u64::from(b' '));
-                        if x != 0 {
-                            self.i += (x.trailing_zeros() / 8) as usize;
-                            break;
-                        }
-                        self.i += 8;
-                    }
+                    // Indentation: a block of spaces at a time, to the first byte that is not one.
+                    self.i = simd::spaces_end(b, self.i);
                 }
                 _ => return Some(c),
             }
@@ -138,15 +209,7 @@ impl<'de> Reader<'de> {
     #[inline(always)]
     fn plain_run(&mut self) {
         let b = self.bytes();
-        let mut i = self.i;
-        while let Some(chunk) = b.get(i..i + 8) {
-            let m = specials(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
-            if m != 0 {
-                self.i = i + (m.trailing_zeros() / 8) as usize;
-                return;
-            }
-            i += 8;
-        }
+        let mut i = simd::plain_end(b, self.i);
         while let Some(&c) = b.get(i) {
             if c == b'"' || c == b'\\' || c < 0x20 {
                 break;
@@ -790,6 +853,28 @@ mod tests {
         assert!(!check::<S>(&deep));
         let ok = format!("{{\"skipped\":{}{}}}", "[".repeat(50), "]".repeat(50));
         assert!(check::<S>(&ok));
+    }
+
+    #[test]
+    fn specials_found_at_every_offset_of_a_block() {
+        // An escape, a control character (refused), DEL and non-ASCII (both plain) at each offset of
+        // strings longer than two blocks, kept and skipped; runs of spaces of every length before them.
+        for len in 0..40 {
+            for at in 0..=len {
+                for (insert, plain) in
+                    [("\\\"", true), ("\\\\", true), ("\u{1f}", false), ("\u{7f}", true), ("é", true)]
+                {
+                    let s: String = format!("{}{insert}{}", "x".repeat(at), "y".repeat(len - at));
+                    let pad = " ".repeat(len);
+                    let kept = format!("{{\n{pad}\"name\": \"{s}\"}}");
+                    let skipped = format!("{{\n{pad}\"skipped\": [\"{s}\"], \"n\": 1}}");
+                    for json in [kept, skipped] {
+                        assert_eq!(check::<S>(&json), plain, "{json:?}");
+                        assert_eq!(serde_json::from_str::<S>(&json).is_ok(), plain, "{json:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
