@@ -27,6 +27,9 @@ pub struct Bundle {
     pub namespaces: BTreeMap<String, Namespace>,
     /// (node, file name) → content.
     pub node_logs: BTreeMap<(String, String), String>,
+    /// (namespace, pod) → the pod's containers' output as `kubectl cluster-info dump` writes it
+    /// (`<ns>/<pod>/logs.txt`: one `==== START logs for container … ====` section per container).
+    pub pod_logs: BTreeMap<(String, String), String>,
 }
 
 const LIST_KINDS: &[(&str, &str, &str)] = &[
@@ -59,6 +62,7 @@ impl Bundle {
             nodes: Vec::new(),
             namespaces: BTreeMap::new(),
             node_logs: BTreeMap::new(),
+            pod_logs: BTreeMap::new(),
         }
     }
 
@@ -73,6 +77,17 @@ impl Bundle {
             s.push_str(l);
             s.push('\n');
         }
+    }
+
+    /// One container's output, in a section of its pod's `logs.txt` as kubectl writes it.
+    pub fn container_output(&mut self, ns: &str, pod: &str, container: &str, lines: &[&str]) {
+        let s = self.pod_logs.entry((ns.to_string(), pod.to_string())).or_default();
+        s.push_str(&format!("==== START logs for container {container} of pod {ns}/{pod} ====\n"));
+        for l in lines {
+            s.push_str(l);
+            s.push('\n');
+        }
+        s.push_str(&format!("==== END logs for container {container} of pod {ns}/{pod} ====\n"));
     }
 
     /// Write the dump directory (removing nothing else).
@@ -103,6 +118,11 @@ impl Bundle {
             let d = dir.join("_nodes").join(node);
             std::fs::create_dir_all(&d)?;
             std::fs::write(d.join(file), content)?;
+        }
+        for ((ns, pod), content) in &self.pod_logs {
+            let d = dir.join(ns).join(pod);
+            std::fs::create_dir_all(&d)?;
+            std::fs::write(d.join("logs.txt"), content)?;
         }
         Ok(())
     }

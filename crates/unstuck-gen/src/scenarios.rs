@@ -521,6 +521,23 @@ pub fn mixed() -> Bundle {
     p.statuses[0]["restartCount"] = json!(23);
     p.statuses[0]["ready"] = json!(false);
     b.add("pods", p.build());
+    // Its last run's output, which `cluster-info dump --output-directory` writes beside the pod lists.
+    let (t0, t1, t2) = (ts(ago(now, 400)), ts(ago(now, 399)), ts(ago(now, 398)));
+    b.container_output(
+        "shop",
+        "checkout-7c6d5e4f3-fghij",
+        "app",
+        &[
+            &format!(r#"time="{t0}" level=info msg="starting checkout" version=3.1.0 commit=9f2c1e7"#),
+            &format!(r#"time="{t0}" level=info msg="loading configuration" path=/etc/checkout/config.yaml"#),
+            &format!(
+                r#"time="{t1}" level=info msg="connecting to database" host=orders-db.shop.svc.cluster.local port=5432"#
+            ),
+            &format!(
+                r#"time="{t2}" level=fatal msg="database migration check failed" error="pq: password authentication failed for user \"checkout\"""#
+            ),
+        ],
+    );
     // oom-killed
     let mut p = mk("search-6b5a4c3d2-klmno", names[2], 7200).all_running(ago(now, 7000), "containerd");
     p.statuses[0]["state"] =

@@ -191,6 +191,15 @@ fn examples_are_what_the_generator_writes() {
                 shipped.display()
             );
         }
+        // Nor hold a file the generator does not write (it would be lost on the next regeneration).
+        for shipped in walk(&example(name)) {
+            let rel = shipped.strip_prefix(example(name)).unwrap();
+            assert!(
+                dir.join(rel).exists(),
+                "{} is not written by the generator (regenerating the examples deletes it)",
+                shipped.display()
+            );
+        }
     }
 }
 
