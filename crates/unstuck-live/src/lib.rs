@@ -334,21 +334,41 @@ impl Live {
     }
 
     /// The crash-looping containers' last run into `snap.container_logs`, as a dump's `logs.txt` would give
-    /// it; a note when some could not be read.
-    pub async fn fetch_container_logs(&self, snap: &mut Snapshot) -> Option<String> {
-        let wanted = Self::crash_looping(snap.pods.iter().map(|p| &**p));
-        let (got, note) = self.previous_outputs(&wanted).await;
+    /// it; a note when some could not be read. Runs in `cache` (read at an earlier evaluation, the
+    /// container not restarted since) are not read again; the number read is returned with the note.
+    pub async fn fetch_container_logs(&self, snap: &mut Snapshot, cache: &mut RunCache) -> (Option<String>, usize) {
+        let wanted: Vec<(RunKey, (String, i64))> = Self::crash_looping(snap.pods.iter().map(|p| &**p))
+            .into_iter()
+            .map(|key| {
+                let id = snap
+                    .pods
+                    .iter()
+                    .find(|p| p.metadata.namespace == key.0 && p.metadata.name == key.1)
+                    .map(|p| (p.metadata.uid.to_string(), p.restarts_of(&key.2)))
+                    .unwrap_or_default();
+                (key, id)
+            })
+            .collect();
+        cache.runs.retain(|k, (id, _)| wanted.iter().any(|(w, wid)| w == k && wid == id));
+        let missing: Vec<RunKey> =
+            wanted.iter().filter(|(k, _)| !cache.runs.contains_key(k)).map(|(k, _)| k.clone()).collect();
+        let (got, note) = self.previous_outputs(&missing).await;
+        let read = got.len();
         for ((ns, pod, c), body) in got {
-            snap.container_logs.push(unstuck_model::ContainerLog {
+            let log = unstuck_model::ContainerLog {
                 file: format!("kubectl logs -n {ns} {pod} -c {c} --previous"),
                 tail: unstuck_ingest::container_logs::tail_of_output(&body),
-                namespace: ns,
-                pod,
-                container: c,
-            });
+                namespace: ns.clone(),
+                pod: pod.clone(),
+                container: c.clone(),
+            };
+            let key = (ns, pod, c);
+            let id = wanted.iter().find(|(k, _)| *k == key).map(|(_, id)| id.clone()).unwrap_or_default();
+            cache.runs.insert(key, (id, log));
         }
+        snap.container_logs.extend(wanted.iter().filter_map(|(k, _)| cache.runs.get(k)).map(|(_, log)| log.clone()));
         snap.container_logs.sort_by(|a, b| (&a.namespace, &a.pod).cmp(&(&b.namespace, &b.pod)));
-        note
+        (note, read)
     }
 
     /// A progress bar on stderr over the kinds to list, only when stderr is a terminal.
@@ -374,6 +394,27 @@ impl Live {
 const NODE_LOG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(6);
 /// At most this many crash-looping containers' output is fetched in one read of the cluster.
 pub const CONTAINER_LOGS_MAX: usize = 50;
+
+/// A container: (namespace, pod, container).
+pub type RunKey = (String, String, String);
+
+/// Crashed runs already read (`serve --container-logs`), by container, with the pod UID and restart
+/// count they were read at: a container's previous run only changes when it restarts again, so a run
+/// is read once, not at every full evaluation. Containers no longer crash-looping are forgotten.
+#[derive(Debug, Default)]
+pub struct RunCache {
+    runs: std::collections::HashMap<RunKey, ((String, i64), unstuck_model::ContainerLog)>,
+}
+
+impl RunCache {
+    /// How many runs are kept.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+}
 
 /// A name as one URL path segment or query value (names are DNS labels; this keeps anything else harmless).
 fn enc(s: &str) -> String {

@@ -440,6 +440,15 @@ impl Pod {
             .map(|c| c.name.as_str())
             .collect()
     }
+    /// The restart count of this container (init or not); 0 when it has no status.
+    pub fn restarts_of(&self, container: &str) -> i64 {
+        self.status
+            .init_container_statuses
+            .iter()
+            .chain(&self.status.container_statuses)
+            .find(|c| c.name == container)
+            .map_or(0, |c| c.restart_count)
+    }
     pub fn key(&self) -> String {
         format!("{}/{}", self.metadata.namespace, self.metadata.name)
     }

@@ -47,6 +47,7 @@ pub struct Metrics {
     /// of what changed can come many times a second; scrapes come every few seconds).
     pending: std::sync::Mutex<Option<Shared>>,
     failures: Counter,
+    outputs_read: Counter,
     duration: FGauge,
     last: FGauge,
     objects: Family<Labels, Gauge>,
@@ -81,6 +82,7 @@ impl Metrics {
             incremental: Counter::default(),
             pending: std::sync::Mutex::new(None),
             failures: Counter::default(),
+            outputs_read: Counter::default(),
             duration: FGauge::default(),
             last: FGauge::default(),
             objects: Family::default(),
@@ -113,6 +115,11 @@ impl Metrics {
             m.incremental.clone(),
         );
         r.register("evaluation_failures", "Evaluations that failed (see the log)", m.failures.clone());
+        r.register(
+            "container_outputs_read",
+            "Crashed runs' output read through pods/log (serve --container-logs); a container's run is read again only after it restarts",
+            m.outputs_read.clone(),
+        );
         r.register("evaluation_duration_seconds", "How long the last evaluation took", m.duration.clone());
         r.register("last_evaluation_timestamp_seconds", "Unix time of the last successful evaluation", m.last.clone());
         r.register("watch_objects", "Objects kept per kind", m.objects.clone());
@@ -194,6 +201,11 @@ impl Metrics {
 
     pub fn failed(&self) {
         self.failures.inc();
+    }
+
+    /// `n` crashed runs' output read through pods/log.
+    pub fn container_outputs_read(&self, n: usize) {
+        self.outputs_read.inc_by(n as u64);
     }
 
     /// Bring the watch gauges and counters up to the totals the watches keep.

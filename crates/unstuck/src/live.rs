@@ -86,9 +86,8 @@ impl Session {
                 }
             }
             // What the crash-looping containers said last (a dump's `<ns>/<pod>/logs.txt` has it offline).
-            if let Some(note) = live.fetch_container_logs(&mut snap).await {
-                snap.source.warnings.push(note);
-            }
+            let (note, _) = live.fetch_container_logs(&mut snap, &mut Default::default()).await;
+            snap.source.warnings.extend(note);
             if a.stats {
                 eprintln!(
                     "live: {} API calls, {} bytes read, {} pods, peak RSS {} KiB",

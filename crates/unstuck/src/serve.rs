@@ -254,6 +254,8 @@ async fn shutdown() {
 async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_logs: Option<PathBuf>) {
     let log_dir = std::env::temp_dir().join(format!("unstuck-serve-logs-{}", std::process::id()));
     let mut fetched: BTreeMap<String, Instant> = BTreeMap::new();
+    // Crashed runs read through pods/log (--container-logs): read again only after a restart.
+    let mut runs = unstuck_live::RunCache::default();
     let mut last_set: BTreeSet<(String, String)> = BTreeSet::new();
     let mut ev = Evaluator::new(a.cfg.clone(), a.opts.clone(), live.server.clone());
     // The last full evaluation's report: what was read and its warnings stand for the incremental ones.
@@ -310,7 +312,7 @@ async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_log
             tokio::time::sleep_until((last_end + gap).into()).await;
         }
         let t = Instant::now();
-        match evaluate(&live, &app, &a, &mut ev, node_logs.as_deref(), &log_dir, &mut fetched).await {
+        match evaluate(&live, &app, &a, &mut ev, node_logs.as_deref(), &log_dir, (&mut fetched, &mut runs)).await {
             Ok(mut report) => {
                 let findings: Findings = std::mem::take(&mut report.findings).into_iter().map(Arc::new).collect();
                 template = Some(report.clone());
@@ -365,7 +367,7 @@ async fn evaluate(
     ev: &mut Evaluator,
     node_logs: Option<&std::path::Path>,
     log_dir: &std::path::Path,
-    fetched: &mut BTreeMap<String, Instant>,
+    (fetched, runs): (&mut BTreeMap<String, Instant>, &mut unstuck_live::RunCache),
 ) -> Result<Report> {
     let mut snap = tokio::task::block_in_place(|| ev.full_snapshot(&app.shared))?;
     // Where this evaluation's node logs were read from (read again for leads).
@@ -414,9 +416,11 @@ async fn evaluate(
         }
     }
     // The crash-looping containers' last run, as `diagnose` reads it (the leader only, as for node logs:
-    // pods/log goes to the kubelets). Partial evaluations reuse it for the pods they see (`Evaluator`).
+    // pods/log goes to the kubelets). Partial evaluations reuse it for the pods they see (`Evaluator`);
+    // full ones read a container's run again only after it restarted (`runs`).
     if a.container_logs && *app.leader.borrow() {
-        let note = live.fetch_container_logs(&mut snap).await;
+        let (note, read) = live.fetch_container_logs(&mut snap, runs).await;
+        app.metrics.container_outputs_read(read);
         snap.source.warnings.extend(note);
     }
     // Pods no rule explains get leads, as in `diagnose`: their nodes' logs scanned again for lines naming

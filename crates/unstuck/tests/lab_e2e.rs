@@ -826,6 +826,15 @@ impl Serve {
         (code == 200).then(|| serde_json::from_str(&body).expect("/findings is JSON"))
     }
 
+    /// A counter's value on /metrics (0 when absent).
+    fn counter(&self, name: &str) -> f64 {
+        let (_, metrics) = http_get(&self.addr, "/metrics");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')))
+            .map_or(0.0, |v| v.trim().parse().expect("a number"))
+    }
+
     fn until(&self, what: &str, mut f: impl FnMut() -> bool) {
         let start = std::time::Instant::now();
         while start.elapsed() < Duration::from_secs(90) {
@@ -884,7 +893,18 @@ impl Serve {
                     && e["text"].as_str().is_some_and(|t| t.contains("FATAL: config.yaml"))
             });
             assert!(cited, "{checkout:#}");
-            println!("serve: --container-logs cites the crash-looping container's last run");
+            // A run already read is not read again at the next full evaluations (the simulated kubelet
+            // keeps the restart count): the pods/log reads stay where they were.
+            let read0 = self.counter("unstuck_container_outputs_read_total");
+            assert!(read0 >= 1.0, "pods/log reads counted: {read0}");
+            let full =
+                || self.counter("unstuck_evaluations_total") - self.counter("unstuck_incremental_evaluations_total");
+            let full0 = full();
+            self.until("two more full evaluations", || full() >= full0 + 2.0);
+            assert_eq!(self.counter("unstuck_container_outputs_read_total"), read0, "a crashed run read twice");
+            println!(
+                "serve: --container-logs cites the crash-looping container's last run ({read0} pods/log reads, none again over two full evaluations)"
+            );
         } else {
             println!("serve: SKIPPED --container-logs' output (no non-loopback address on this machine)");
         }

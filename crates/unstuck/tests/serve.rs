@@ -86,6 +86,11 @@ fn metrics_follow_the_report() {
     let s = samples(&m.encode());
     assert_eq!(s.iter().filter(|(k, _)| k.starts_with("unstuck_stuck_seconds{")).count(), healthy.findings.len());
     assert!(s.contains(&("unstuck_evaluations_total".to_string(), 2.0)));
+    // pods/log reads (serve --container-logs) add up.
+    assert!(s.contains(&("unstuck_container_outputs_read_total".to_string(), 0.0)), "{s:?}");
+    m.container_outputs_read(3);
+    m.container_outputs_read(0);
+    assert!(samples(&m.encode()).contains(&("unstuck_container_outputs_read_total".to_string(), 3.0)));
 }
 
 #[test]
