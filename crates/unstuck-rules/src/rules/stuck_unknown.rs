@@ -158,6 +158,19 @@ fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Vec<String> {
 /// pod in a state that rule explains; the point is where to look next, not a diagnosis. The words come from
 /// the corpus's tuning split (`docs/lead-pointer.md` measures them on both splits).
 const WORDS: &[(&str, &[&str])] = &[
+    // The kubelet's own names for the failure: they outrank generic words (`csi`, `volume`) on a tie.
+    (
+        "container-config-error",
+        &[
+            "createcontainerconfigerror",
+            "createcontainererror",
+            "runcontainererror",
+            "couldn't find key",
+            "runasnonroot",
+            "failed to prepare subpath",
+            "failed to generate spec",
+        ],
+    ),
     ("pid-exhaustion", &["resource temporarily unavailable", "pthread_create", "fork", "eagain", "pids.max", "thread"]),
     (
         "oom-killed",
@@ -348,5 +361,15 @@ mod tests {
         assert_eq!(words_point_at(seccomp, &c), None);
         assert_eq!(words_point_at("failed to pull image \"x\"", &t), None);
         assert_eq!(words_point_at("Fork of child failed", &t).map(|x| x.0), Some("pid-exhaustion"));
+        // The kubelet's own failure names outrank a generic word of another rule on a tie.
+        let start = r#"E0603 11:40:12.512301 2210 kuberuntime_manager.go:809] container start failed: RunContainerError: failed to start container "9f": error while creating mount source path '/var/lib/kubelet/pods/1f/volumes/kubernetes.io~csi/pvc-1/mount': mkdir: file exists"#;
+        assert_eq!(words_point_at(start, &c), Some(("container-config-error", vec!["runcontainererror"])));
+        let key = r#"E0603 kuberuntime_manager.go:775] container start failed: CreateContainerConfigError: couldn't find key DB_URL in ConfigMap shop/settings"#;
+        assert_eq!(
+            words_point_at(key, &c),
+            Some(("container-config-error", vec!["createcontainerconfigerror", "couldn't find key"]))
+        );
+        // Not on a terminating pod (the rule explains waiting and creating containers only).
+        assert_eq!(words_point_at(key, &t), None);
     }
 }
