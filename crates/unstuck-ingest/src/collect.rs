@@ -49,7 +49,7 @@ pub struct Collector<'o> {
     pub(crate) container_log_bytes: usize,
     /// One-run container output read from an archive (Troubleshoot's, must-gather's), each marked whether
     /// it is the previous run's; `finish` keeps the newest ended run of each crash-looping container.
-    pub(crate) container_runs: Vec<(bool, unstuck_model::ContainerLog)>,
+    pub(crate) container_runs: Vec<(crate::layout::RunOutput, unstuck_model::ContainerLog)>,
     /// A dump directory's pods with a crash-looping container (picked by the thread that parsed them).
     crash_looping: Vec<Arc<unstuck_model::Pod>>,
 }

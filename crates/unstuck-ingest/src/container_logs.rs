@@ -125,7 +125,7 @@ pub(crate) fn take_run(
     if tail.is_empty() || !within_budget(c, shown, &tail) {
         return Ok(());
     }
-    c.container_runs.push((run.previous, log_of(run, file, tail)));
+    c.container_runs.push((run.clone(), log_of(run, file, tail)));
     Ok(())
 }
 
@@ -210,9 +210,7 @@ pub(crate) fn read_runs(
     let looping = looping_set(pods);
     let mut candidates = Vec::new();
     for (run, path, label) in files {
-        if !looping.contains(&(run.namespace.as_str(), run.pod.as_str(), run.container.as_str())) {
-            continue;
-        }
+        let Some(run) = resolve(&looping, run) else { continue };
         let read = std::fs::symlink_metadata(&path).and_then(|m| match m.file_type().is_file() {
             true => tail_of(&path, m.len()),
             false => Err(std::io::Error::other("not a regular file")),
@@ -234,13 +232,24 @@ pub(crate) fn read_runs(
 /// Of the one-run output read for each container, that of its crash-looping containers' newest ended run:
 /// the previous run's (`kubectl logs --previous`) where there is one, else the current file's (which, while
 /// the container waits in back-off, the kubelet serves from that same ended run). Sorted by container.
-pub(crate) fn pick_runs(pods: &[std::sync::Arc<Pod>], candidates: Vec<(bool, ContainerLog)>) -> Vec<ContainerLog> {
+pub(crate) fn pick_runs(pods: &[std::sync::Arc<Pod>], candidates: Vec<(RunOutput, ContainerLog)>) -> Vec<ContainerLog> {
     let looping = looping_set(pods);
-    newest_runs(
-        candidates
-            .into_iter()
-            .filter(|(_, l)| looping.contains(&(l.namespace.as_str(), l.pod.as_str(), l.container.as_str()))),
-    )
+    newest_runs(candidates.into_iter().filter_map(|(run, mut log)| {
+        let run = resolve(&looping, run)?;
+        log.container = run.container;
+        Some((run.previous, log))
+    }))
+}
+
+/// The run a file holds, if its container crash-loops: as routed, or in the file name's other reading
+/// (`RunOutput::or_current_of`) when only that container crash-loops.
+fn resolve(looping: &HashSet<(&str, &str, &str)>, run: RunOutput) -> Option<RunOutput> {
+    let loops = |c: &str| looping.contains(&(run.namespace.as_str(), run.pod.as_str(), c));
+    if loops(&run.container) {
+        return Some(run);
+    }
+    let other = run.or_current_of.clone().filter(|c| loops(c))?;
+    Some(RunOutput { container: other, previous: false, or_current_of: None, ..run })
 }
 
 /// Of each container's runs, the previous run's where there is one, else the current one's.
@@ -505,7 +514,13 @@ Request log error: container \"sidecar\" in pod \"checkout-7c6d5e4f3-fghij\" is 
     }
 
     fn run(container: &str, previous: bool) -> RunOutput {
-        RunOutput { namespace: "shop".into(), pod: "queue-worker".into(), container: container.into(), previous }
+        RunOutput {
+            namespace: "shop".into(),
+            pod: "queue-worker".into(),
+            container: container.into(),
+            previous,
+            or_current_of: None,
+        }
     }
 
     #[test]
@@ -520,16 +535,53 @@ Request log error: container \"sidecar\" in pod \"checkout-7c6d5e4f3-fghij\" is 
         };
         // The previous run's output wins over the current file's, in either order.
         for cands in [
-            vec![(false, log("worker", "current")), (true, log("worker", "previous"))],
-            vec![(true, log("worker", "previous")), (false, log("worker", "current"))],
+            vec![(run("worker", false), log("worker", "current")), (run("worker", true), log("worker", "previous"))],
+            vec![(run("worker", true), log("worker", "previous")), (run("worker", false), log("worker", "current"))],
         ] {
             let got = pick_runs(&pods, cands);
             assert_eq!(got.len(), 1);
             assert_eq!(got[0].tail[0].1, "previous");
         }
         // Without one, the current file's; a container that does not crash-loop is left out.
-        let got = pick_runs(&pods, vec![(false, log("worker", "current")), (true, log("proxy", "previous"))]);
+        let got = pick_runs(
+            &pods,
+            vec![(run("worker", false), log("worker", "current")), (run("proxy", true), log("proxy", "previous"))],
+        );
         assert_eq!(got.iter().map(|l| l.file.as_str()).collect::<Vec<_>>(), ["worker-current"]);
+    }
+
+    #[test]
+    fn a_container_named_previous_keeps_its_own_run() {
+        // Troubleshoot's `worker-previous.log`: the previous run of `worker`, or the current run of a
+        // container named `worker-previous`; whichever crash-loops.
+        let file = |c: &str| RunOutput { or_current_of: Some(format!("{c}-previous")), ..run(c, true) };
+        let log = |c: &str| ContainerLog {
+            namespace: "shop".into(),
+            pod: "queue-worker".into(),
+            container: c.into(),
+            file: format!("{c}-previous.log"),
+            tail: vec![(Some(1), "x".into())],
+        };
+        let pods = vec![std::sync::Arc::new(looping_pod())];
+        let got = pick_runs(&pods, vec![(file("worker"), log("worker"))]);
+        assert_eq!(got.iter().map(|l| l.container.as_str()).collect::<Vec<_>>(), ["worker"]);
+        let mut renamed = looping_pod();
+        renamed.status.container_statuses[0].name = "worker-previous".into();
+        let pods = vec![std::sync::Arc::new(renamed)];
+        let got = pick_runs(&pods, vec![(file("worker"), log("worker"))]);
+        assert_eq!(
+            got.iter().map(|l| (l.container.as_str(), l.file.as_str())).collect::<Vec<_>>(),
+            [("worker-previous", "worker-previous.log")]
+        );
+        // Must-gather names runs by directory: no other reading, nothing taken for `worker-previous`.
+        assert!(pick_runs(&pods, vec![(run("worker", true), log("worker"))]).is_empty());
+        // A directory's files resolve the same way.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("worker-previous.log");
+        std::fs::write(&p, "level=fatal msg=\"bad flag\"\n").unwrap();
+        let mut w = Vec::new();
+        let got = read_runs(&pods, vec![(file("worker"), p, "worker-previous.log".into())], &mut w);
+        assert_eq!(got.iter().map(|l| l.container.as_str()).collect::<Vec<_>>(), ["worker-previous"]);
     }
 
     #[test]

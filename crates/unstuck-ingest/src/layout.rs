@@ -151,6 +151,10 @@ pub(crate) struct RunOutput {
     pub pod: String,
     pub container: String,
     pub previous: bool,
+    /// Troubleshoot names a container's previous run `<c>-previous.log`, which is also what the current
+    /// run of a container named `<c>-previous` is called: that other reading of the file's name, taken
+    /// when only the longer name crash-loops (`container_logs::resolve`).
+    pub or_current_of: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,7 +243,7 @@ pub(crate) fn namespace_of(parts: &[String], route: &Routed) -> Option<String> {
     }
 }
 
-fn run_output(namespace: &str, pod: &str, container: &str, previous: bool) -> Route {
+fn run_output(namespace: &str, pod: &str, container: &str, previous: bool, or_current_of: Option<&str>) -> Route {
     match [namespace, pod, container].iter().any(|s| s.is_empty()) {
         true => Route::Ignore,
         false => Route::ContainerRun(RunOutput {
@@ -247,6 +251,7 @@ fn run_output(namespace: &str, pod: &str, container: &str, previous: bool) -> Ro
             pod: pod.to_string(),
             container: container.to_string(),
             previous,
+            or_current_of: or_current_of.map(str::to_string),
         }),
     }
 }
@@ -286,11 +291,11 @@ pub(crate) fn route(parts: &[String]) -> Routed {
             // `<container>-previous.log` (`savePodLogs`), `<container>-logs-errors.log` when it failed.
             [p, l, ns, pod, f] if p == "pods" && l == "logs" => match f.strip_suffix(".log") {
                 Some(stem) if !stem.ends_with("-logs-errors") => {
-                    let (container, previous) = match stem.strip_suffix("-previous") {
-                        Some(c) => (c, true),
-                        None => (stem, false),
+                    let run = match stem.strip_suffix("-previous") {
+                        Some(c) => run_output(ns, pod, c, true, Some(stem)),
+                        None => run_output(ns, pod, stem, false, None),
                     };
-                    r(Format::SupportBundle, run_output(ns, pod, container, previous))
+                    r(Format::SupportBundle, run)
                 }
                 _ => r(Format::SupportBundle, Route::Ignore),
             },
@@ -323,7 +328,7 @@ pub(crate) fn route(parts: &[String]) -> Routed {
                 _ => None,
             };
             if let Some(previous) = run {
-                return r(Format::MustGather, run_output(&parts[i + 1], &parts[i + 3], &parts[i + 4], previous));
+                return r(Format::MustGather, run_output(&parts[i + 1], &parts[i + 3], &parts[i + 4], previous, None));
             }
         }
         // Leases are gathered flattened: namespaces/<ns>/coordination.k8s.io/leases/<name>.yaml.
@@ -587,8 +592,25 @@ mod tests {
         use Route::*;
         let named = |n: &str| NodeRef::Named(n.into());
         // Pod `web` in namespace `shop`.
-        let run = |c: &str, previous| {
-            ContainerRun(RunOutput { namespace: "shop".into(), pod: "web".into(), container: c.into(), previous })
+        let run = |c: &str, previous: bool| {
+            // A support bundle's `<c>-previous.log` may also be the current run of a container so named.
+            let sb_previous = previous.then(|| format!("{c}-previous"));
+            ContainerRun(RunOutput {
+                namespace: "shop".into(),
+                pod: "web".into(),
+                container: c.into(),
+                previous,
+                or_current_of: sb_previous,
+            })
+        };
+        let mg = |c: &str, previous: bool| {
+            ContainerRun(RunOutput {
+                namespace: "shop".into(),
+                pod: "web".into(),
+                container: c.into(),
+                previous,
+                or_current_of: None,
+            })
         };
         let cases: &[(&str, Option<Format>, Route)] = &[
             ("dump/_nodes/n1/kubelet.log", Some(Format::ClusterInfoDump), Log(named("n1"))),
@@ -606,12 +628,12 @@ mod tests {
             ),
             ("sb-2026/cluster-resources/pods/logs/shop/web/web-logs-errors.log", Some(Format::SupportBundle), Ignore),
             ("sb-2026/cluster-resources/pods/logs/shop/web/notes.txt", Some(Format::SupportBundle), Ignore),
-            ("mg/q/namespaces/shop/pods/web/web/web/logs/current.log", Some(Format::MustGather), run("web", false)),
-            ("mg/q/namespaces/shop/pods/web/web/web/logs/previous.log", Some(Format::MustGather), run("web", true)),
+            ("mg/q/namespaces/shop/pods/web/web/web/logs/current.log", Some(Format::MustGather), mg("web", false)),
+            ("mg/q/namespaces/shop/pods/web/web/web/logs/previous.log", Some(Format::MustGather), mg("web", true)),
             (
                 "mg/q/namespaces/shop/pods/web/web/web/logs/previous.insecure.log",
                 Some(Format::MustGather),
-                run("web", true),
+                mg("web", true),
             ),
             (
                 "mg/q/namespaces/shop/pods/web/web/web/logs/rotated/0.log.20250217-072641.gz",
