@@ -337,36 +337,19 @@ impl Live {
     /// it; a note when some could not be read. Runs in `cache` (read at an earlier evaluation, the
     /// container not restarted since) are not read again; the number read is returned with the note.
     pub async fn fetch_container_logs(&self, snap: &mut Snapshot, cache: &mut RunCache) -> (Option<String>, usize) {
-        let wanted: Vec<(RunKey, (String, i64))> = Self::crash_looping(snap.pods.iter().map(|p| &**p))
-            .into_iter()
-            .map(|key| {
-                let id = snap
-                    .pods
-                    .iter()
-                    .find(|p| p.metadata.namespace == key.0 && p.metadata.name == key.1)
-                    .map(|p| (p.metadata.uid.to_string(), p.restarts_of(&key.2)))
-                    .unwrap_or_default();
-                (key, id)
-            })
-            .collect();
-        cache.runs.retain(|k, (id, _)| wanted.iter().any(|(w, wid)| w == k && wid == id));
-        let missing: Vec<RunKey> =
-            wanted.iter().filter(|(k, _)| !cache.runs.contains_key(k)).map(|(k, _)| k.clone()).collect();
+        let missing = cache.plan(snap);
         let (got, note) = self.previous_outputs(&missing).await;
         let read = got.len();
         for ((ns, pod, c), body) in got {
-            let log = unstuck_model::ContainerLog {
+            cache.store(unstuck_model::ContainerLog {
                 file: format!("kubectl logs -n {ns} {pod} -c {c} --previous"),
                 tail: unstuck_ingest::container_logs::tail_of_output(&body),
-                namespace: ns.clone(),
-                pod: pod.clone(),
-                container: c.clone(),
-            };
-            let key = (ns, pod, c);
-            let id = wanted.iter().find(|(k, _)| *k == key).map(|(_, id)| id.clone()).unwrap_or_default();
-            cache.runs.insert(key, (id, log));
+                namespace: ns,
+                pod,
+                container: c,
+            });
         }
-        snap.container_logs.extend(wanted.iter().filter_map(|(k, _)| cache.runs.get(k)).map(|(_, log)| log.clone()));
+        snap.container_logs.extend(cache.outputs());
         snap.container_logs.sort_by(|a, b| (&a.namespace, &a.pod).cmp(&(&b.namespace, &b.pod)));
         (note, read)
     }
@@ -403,10 +386,44 @@ pub type RunKey = (String, String, String);
 /// is read once, not at every full evaluation. Containers no longer crash-looping are forgotten.
 #[derive(Debug, Default)]
 pub struct RunCache {
+    /// The crash-looping containers of the last plan, each with its pod's UID and its restart count.
+    wanted: Vec<(RunKey, (String, i64))>,
     runs: std::collections::HashMap<RunKey, ((String, i64), unstuck_model::ContainerLog)>,
 }
 
 impl RunCache {
+    /// The crash-looping containers of `snap` (as [`Live::crash_looping`] picks them) whose run is not
+    /// kept at the pod UID and restart count they have now; runs of any other container are forgotten.
+    pub fn plan(&mut self, snap: &Snapshot) -> Vec<RunKey> {
+        self.wanted = snap
+            .pods
+            .iter()
+            .flat_map(|p| {
+                p.crash_looping_containers().into_iter().map(move |c| {
+                    let key = (p.metadata.namespace.to_string(), p.metadata.name.to_string(), c.to_string());
+                    (key, (p.metadata.uid.to_string(), p.restarts_of(c)))
+                })
+            })
+            .take(CONTAINER_LOGS_MAX)
+            .collect();
+        let wanted = &self.wanted;
+        self.runs.retain(|k, (id, _)| wanted.iter().any(|(w, wid)| w == k && wid == id));
+        wanted.iter().filter(|(k, _)| !self.runs.contains_key(k)).map(|(k, _)| k.clone()).collect()
+    }
+
+    /// Keep a run read for the last plan.
+    pub fn store(&mut self, log: unstuck_model::ContainerLog) {
+        let key = (log.namespace.clone(), log.pod.clone(), log.container.clone());
+        if let Some((_, id)) = self.wanted.iter().find(|(k, _)| *k == key) {
+            self.runs.insert(key, (id.clone(), log));
+        }
+    }
+
+    /// The runs kept for the last plan's containers.
+    pub fn outputs(&self) -> impl Iterator<Item = unstuck_model::ContainerLog> + '_ {
+        self.wanted.iter().filter_map(|(k, _)| self.runs.get(k)).map(|(_, log)| log.clone())
+    }
+
     /// How many runs are kept.
     pub fn len(&self) -> usize {
         self.runs.len()
@@ -431,5 +448,63 @@ mod tests {
         assert_eq!(continue_token(br#"{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[]}"#), None);
         assert_eq!(continue_token(br#"{"metadata":{"continue":""}}"#), None);
         assert_eq!(unstuck_rules::fix::url_component("a+b/c="), "a%2Bb%2Fc%3D");
+    }
+
+    /// A pod as the API serves it: container `app` in back-off after `restarts` restarts, `sidecar` running.
+    fn pod(uid: &str, restarts: i64, looping: bool) -> std::sync::Arc<unstuck_model::Pod> {
+        let waiting = match looping {
+            true => {
+                serde_json::json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container=app"}})
+            }
+            false => serde_json::json!({"running": {"startedAt": "2026-11-27T09:00:00Z"}}),
+        };
+        std::sync::Arc::new(
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "worker-0", "namespace": "shop", "uid": uid},
+                "spec": {"nodeName": "n1", "containers": [{"name": "app", "image": "x"}, {"name": "sidecar", "image": "y"}]},
+                "status": {"phase": "Running", "containerStatuses": [
+                    {"name": "app", "ready": false, "restartCount": restarts, "state": waiting,
+                     "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}}},
+                    {"name": "sidecar", "ready": true, "restartCount": 0, "state": {"running": {}}}
+                ]}
+            }))
+            .unwrap(),
+        )
+    }
+
+    fn read(cache: &mut RunCache, snap: &Snapshot) -> Vec<RunKey> {
+        let missing = cache.plan(snap);
+        for (ns, pod, c) in &missing {
+            cache.store(unstuck_model::ContainerLog {
+                namespace: ns.clone(),
+                pod: pod.clone(),
+                container: c.clone(),
+                file: "kubectl logs".into(),
+                tail: vec![(Some(1), "FATAL: bad config".into())],
+            });
+        }
+        missing
+    }
+
+    #[test]
+    fn a_crashed_run_is_read_again_only_after_a_restart() {
+        let key = ("shop".to_string(), "worker-0".to_string(), "app".to_string());
+        let mut cache = RunCache::default();
+        let mut snap = Snapshot { pods: vec![pod("u1", 6, true)], ..Default::default() };
+        assert_eq!(read(&mut cache, &snap), std::slice::from_ref(&key));
+        assert_eq!(cache.outputs().count(), 1);
+        // The next evaluation: same restart count, nothing read, the kept run still given.
+        assert!(read(&mut cache, &snap).is_empty());
+        assert_eq!(cache.outputs().map(|l| l.container).collect::<Vec<_>>(), ["app"]);
+        // It restarted: its previous run is another one now.
+        snap.pods = vec![pod("u1", 7, true)];
+        assert_eq!(read(&mut cache, &snap), std::slice::from_ref(&key));
+        // The pod was replaced by one of the same name (a StatefulSet's): another UID, read again.
+        snap.pods = vec![pod("u2", 7, true)];
+        assert_eq!(read(&mut cache, &snap), [key]);
+        // No longer crash-looping: forgotten, nothing given.
+        snap.pods = vec![pod("u2", 7, false)];
+        assert!(read(&mut cache, &snap).is_empty());
+        assert!(cache.is_empty() && cache.outputs().next().is_none());
     }
 }
