@@ -514,6 +514,30 @@ pub fn mixed() -> Bundle {
         ),
     );
     b.add("pods", pod);
+    // init-container-waiting: its init container waits for a database whose Service name does not resolve.
+    let p = pending(mk("orders-api-5f6e7d8c9-initw", names[2], 10800), "PodInitializing", "");
+    let mut pod = p.build();
+    pod["spec"]["initContainers"] = json!([{"name": "wait-db", "image": "busybox:1.36",
+        "command": ["sh", "-c", "until nc -z orders-db.shop.svc 5432; do echo waiting for orders-db; sleep 2; done"],
+        "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"}]);
+    pod["status"]["conditions"][0] = json!({"type": "Initialized", "status": "False", "reason": "ContainersNotInitialized",
+        "message": "containers with incomplete status: [wait-db]", "lastProbeTime": null, "lastTransitionTime": ts(ago(now, 10799))});
+    pod["status"]["initContainerStatuses"] = json!([{"name": "wait-db", "image": "docker.io/library/busybox:1.36",
+        "imageID": "docker.io/library/busybox@sha256:9ae97d36d26566ff84e8893c64a6dc4fe8ca6d1144bf5b87b2b85a32def253c7",
+        "containerID": format!("containerd://{}", "7d1e5c".repeat(10) + "9a2b"), "ready": false, "restartCount": 0,
+        "started": true, "state": {"running": {"startedAt": ts(ago(now, 10795))}}, "lastState": {}}]);
+    b.add("pods", pod);
+    b.container_output(
+        "shop",
+        "orders-api-5f6e7d8c9-initw",
+        "wait-db",
+        &[
+            "nc: bad address 'orders-db.shop.svc'",
+            "waiting for orders-db",
+            "nc: bad address 'orders-db.shop.svc'",
+            "waiting for orders-db",
+        ],
+    );
     // crash-loop
     let mut p = mk("checkout-7c6d5e4f3-fghij", names[1], 7200).all_running(ago(now, 7000), "containerd");
     p.statuses[0]["state"] = json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container=app pod=checkout-7c6d5e4f3-fghij_shop"}});

@@ -429,8 +429,7 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
             part.warn(format!("{path}: empty file"));
         }
         // The pods whose container logs to read, picked while they are fresh in this thread's cache.
-        part.crash_looping =
-            part.snap.pods.iter().filter(|p| !p.crash_looping_containers().is_empty()).cloned().collect();
+        part.crash_looping = part.snap.pods.iter().filter(|p| !p.output_containers().is_empty()).cloned().collect();
         Ok(part)
     };
     // Every file's result is kept, so the error reported is the first in file order, whichever thread met it.

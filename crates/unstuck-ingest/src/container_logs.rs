@@ -45,7 +45,7 @@ pub fn dump_section(ns: &str, pod: &str, container: &str, output: &[u8]) -> Vec<
 pub(crate) fn read(root: &Path, pods: &[std::sync::Arc<Pod>], warnings: &mut Vec<String>) -> Vec<ContainerLog> {
     let mut out = Vec::new();
     for pod in pods {
-        let looping = pod.crash_looping_containers();
+        let looping = pod.output_containers();
         if looping.is_empty() {
             continue;
         }
@@ -189,9 +189,7 @@ fn read_tail(r: &mut dyn Read) -> std::io::Result<(Vec<u8>, Option<u64>)> {
 fn looping_set(pods: &[std::sync::Arc<Pod>]) -> HashSet<(&str, &str, &str)> {
     pods.iter()
         .flat_map(|p| {
-            p.crash_looping_containers()
-                .into_iter()
-                .map(move |c| (p.metadata.namespace.as_str(), p.metadata.name.as_str(), c))
+            p.output_containers().into_iter().map(move |c| (p.metadata.namespace.as_str(), p.metadata.name.as_str(), c))
         })
         .collect()
 }

@@ -440,6 +440,20 @@ impl Pod {
             .map(|c| c.name.as_str())
             .collect()
     }
+    /// An init container still running while the app containers wait for it (`Init:N/M`).
+    pub fn running_init_container(&self) -> Option<&ContainerStatus> {
+        let app_started = self.status.container_statuses.iter().any(|c| c.state.waiting.is_none());
+        self.status.init_container_statuses.iter().find(|c| c.state.running.is_some()).filter(|_| !app_started)
+    }
+    /// The containers whose own output a rule cites: the crash-looping ones, and an init container the
+    /// pod still waits for.
+    pub fn output_containers(&self) -> Vec<&str> {
+        let mut v = self.crash_looping_containers();
+        if let Some(c) = self.running_init_container().filter(|c| !v.contains(&c.name.as_str())) {
+            v.push(c.name.as_str());
+        }
+        v
+    }
     /// The restart count of this container (init or not); 0 when it has no status.
     pub fn restarts_of(&self, container: &str) -> i64 {
         self.status

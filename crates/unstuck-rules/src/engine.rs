@@ -103,6 +103,7 @@ fn default_severity(rule: &str) -> Severity {
         | "unschedulable"
         | "oom-killed"
         | "stuck-unknown"
+        | "init-container-waiting"
         | "stale-out-of-service-taint" => Severity::Warning,
         _ => Severity::Error,
     }

@@ -99,6 +99,7 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
             t("crash-loop", "Pod", "shop/checkout-7c6d5e4f3-fghij"),
             t("evicted", "Pod", "shop/thumbnailer-8e7d6c5b4-uvwxy"),
             t("image-pull-failure", "Pod", "shop/cart-5d8f7b9c6-abcde"),
+            t("init-container-waiting", "Pod", "shop/orders-api-5f6e7d8c9-initw"),
             t("oom-killed", "Pod", "shop/search-6b5a4c3d2-klmno"),
             t("sandbox-network-failure", "Node", "ip-10-1-1-13"),
             t("sandbox-network-failure", "Pod", "shop/payments-9a8b7c6d5-netwk"),
@@ -114,7 +115,7 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
     {
         assert!(!names.contains(&never), "{never} must not be reported");
     }
-    assert_eq!(r.summary.pods_stuck, 9);
+    assert_eq!(r.summary.pods_stuck, 10);
 }
 
 #[test]

@@ -683,7 +683,7 @@ fn crash_loop_cites_the_containers_last_words() {
         r.findings
             .iter()
             .flat_map(|f| f.evidence.iter().map(move |e| (f, e)))
-            .filter(|(_, e)| e.text.contains(" output: "))
+            .filter(|(f, e)| f.rule == "crash-loop" && e.text.contains(" output: "))
             .map(|(f, e)| format!("{} {}:{} {}", f.rule, e.file.as_deref().unwrap_or("?"), e.line.unwrap_or(0), e.text))
             .collect()
     };
@@ -739,7 +739,7 @@ fn crash_loop_cites_the_containers_last_words() {
     std::fs::create_dir_all(running.parent().unwrap()).unwrap();
     std::fs::write(&running, "==== START logs for container app of pod shop/cart-5d8f7b9c6-abcde ====\nFATAL: x\n")
         .unwrap();
-    assert!(load(&b).container_logs.is_empty());
+    assert!(!load(&b).container_logs.iter().any(|l| l.pod == "cart-5d8f7b9c6-abcde"));
 }
 
 /// container-config-error: a container waiting in CreateContainerConfigError / CreateContainerError /
@@ -811,4 +811,85 @@ fn container_config_error_names_what_is_missing() {
     p["status"]["conditions"] =
         json!([{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2024-06-03T11:59:30Z"}]);
     assert_eq!(finding(p, vec![]), None, "inside the threshold it is not stuck");
+}
+
+/// init-container-waiting: a pod in `Init:0/1` whose init container started long ago and is still running,
+/// the app container waiting in PodInitializing; its output, where the dump has it, cited. Not an init
+/// container in a crash loop (crash-loop's), not one that finished, not one running for less than the
+/// threshold.
+#[test]
+fn init_container_waiting_cites_what_it_waits_for() {
+    let ex = example("mixed-cluster");
+    let now = "2024-06-03T12:00:00Z";
+    let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
+    let cart = items(&ex.join("shop/pods.json"))
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == "cart-5d8f7b9c6-abcde")
+        .unwrap();
+    // As the kubelet reports a pod whose init container `wait-db` loops: Initialized False, the app
+    // container waiting PodInitializing.
+    let initializing = |init_state: Value, restarts: i64| {
+        let mut p = cart.clone();
+        p["spec"]["initContainers"] = json!([{"name": "wait-db", "image": "busybox:1.36",
+            "command": ["sh", "-c", "until nc -z cart-db 5432; do echo waiting for cart-db; sleep 2; done"]}]);
+        p["status"]["phase"] = json!("Pending");
+        p["status"]["conditions"] = json!([
+            {"type": "Initialized", "status": "False", "reason": "ContainersNotInitialized",
+             "message": "containers with incomplete status: [wait-db]", "lastTransitionTime": "2024-06-03T09:00:00Z"},
+            {"type": "Ready", "status": "False", "reason": "ContainersNotReady", "lastTransitionTime": "2024-06-03T09:00:00Z"},
+            {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2024-06-03T09:00:00Z"}]);
+        p["status"]["initContainerStatuses"] = json!([{"name": "wait-db", "image": "busybox:1.36", "ready": false,
+            "restartCount": restarts, "started": true, "state": init_state, "lastState": {}}]);
+        p["status"]["containerStatuses"][0]["ready"] = json!(false);
+        p["status"]["containerStatuses"][0]["started"] = json!(false);
+        p["status"]["containerStatuses"][0]["state"] = json!({"waiting": {"reason": "PodInitializing"}});
+        p
+    };
+    let running = json!({"running": {"startedAt": "2024-06-03T09:00:05Z"}});
+    let rule_of = |p: Value| {
+        findings_of([nodes.clone(), vec![p]].concat(), now)
+            .into_iter()
+            .find(|f| f.subject.name == "cart-5d8f7b9c6-abcde")
+            .map(|f| (f.rule, f.summary, f.evidence.into_iter().map(|e| e.text).collect::<Vec<_>>()))
+    };
+    // Must trigger, from the API alone.
+    let (rule, summary, ev) = rule_of(initializing(running.clone(), 0)).unwrap();
+    assert_eq!(rule, "init-container-waiting");
+    assert!(summary.contains(r#"init container "wait-db" has been running for 2h59m"#), "{summary}");
+    assert!(ev.iter().any(|e| e.contains("(1 of 1): running for 2h59m, 0 restarts")), "{ev:?}");
+    // Must not trigger: crash-looping (crash-loop's), finished, or running for less than the threshold.
+    let looping = json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container=wait-db"}});
+    assert_eq!(rule_of(initializing(looping, 12)).map(|f| f.0).as_deref(), Some("crash-loop"));
+    let done = json!({"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2024-06-03T09:00:05Z", "finishedAt": "2024-06-03T09:00:09Z"}});
+    assert_ne!(rule_of(initializing(done, 0)).map(|f| f.0).as_deref(), Some("init-container-waiting"));
+    let mut young = initializing(running.clone(), 0);
+    young["metadata"]["creationTimestamp"] = json!("2024-06-03T11:59:30Z");
+    for c in young["status"]["conditions"].as_array_mut().unwrap() {
+        c["lastTransitionTime"] = json!("2024-06-03T11:59:30Z");
+    }
+    young["status"]["initContainerStatuses"][0]["state"]["running"]["startedAt"] = json!("2024-06-03T11:59:35Z");
+    assert_eq!(rule_of(young), None, "inside the threshold it is not stuck");
+
+    // From a dump with the pod's logs.txt: the wait loop's line is cited.
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path();
+    std::fs::write(b.join("nodes.json"), json!({"kind": "NodeList", "apiVersion": "v1", "items": nodes}).to_string())
+        .unwrap();
+    std::fs::create_dir_all(b.join("shop/cart-5d8f7b9c6-abcde")).unwrap();
+    let pods = json!({"kind": "PodList", "apiVersion": "v1", "items": [initializing(running, 0)]});
+    std::fs::write(b.join("shop/pods.json"), pods.to_string()).unwrap();
+    std::fs::write(
+        b.join("shop/cart-5d8f7b9c6-abcde/logs.txt"),
+        "==== START logs for container wait-db of pod shop/cart-5d8f7b9c6-abcde ====\n\
+         nc: bad address 'cart-db'\nwaiting for cart-db\nnc: bad address 'cart-db'\nwaiting for cart-db\n\
+         ==== END logs for container wait-db of pod shop/cart-5d8f7b9c6-abcde ====\n",
+    )
+    .unwrap();
+    let opts = unstuck_ingest::Options { now: Some(now.parse().unwrap()), ..Default::default() };
+    let snap = unstuck_ingest::load(&[b.to_path_buf()], &opts).unwrap();
+    let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
+    let f = d.findings.iter().find(|f| f.rule == "init-container-waiting").expect("a finding");
+    assert!(f.summary.contains("it last said: waiting for cart-db"), "{}", f.summary);
+    let cited: Vec<_> = f.evidence.iter().filter(|e| e.text.contains(r#"init container "wait-db" output"#)).collect();
+    assert!(cited.iter().any(|e| e.text.ends_with("waiting for cart-db") && e.line == Some(5)), "{cited:?}");
 }

@@ -13,6 +13,7 @@ pub mod crash_loop;
 pub mod evicted;
 pub mod finalizer_blocked;
 pub mod image_pull_failure;
+pub mod init_container_waiting;
 pub mod node_lost;
 pub mod oom_killed;
 pub mod pid_exhaustion;
@@ -41,6 +42,7 @@ pub(crate) static ALL: &[&crate::Rule] = &[
     &crash_loop::RULE,
     &unschedulable::RULE,
     &evicted::RULE,
+    &init_container_waiting::RULE,
     &stuck_unknown::RULE,
     &rollout_blocked_by_terminating::RULE,
     &container_hash_change::RULE,

@@ -1,0 +1,94 @@
+use crate::fix::Op;
+use crate::rules::crash_loop::last_words;
+use crate::util::{delete_pod, human};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
+
+declare_rule! {
+    /// ## What it detects
+    /// Pods stuck in `Init:N/M` because an init container is still running: it started, never exited,
+    /// and is not restarting (a crash-looping init container is `crash-loop`'s).
+    ///
+    /// ## Why it matters
+    /// Init containers run one at a time, each to a successful exit, before any app container starts.
+    /// One that waits for something (a database or service by name, Vault or Consul authentication, a
+    /// sidecar that is not up yet, a DNS name) holds the pod in `Init:N/M` for as long as that something
+    /// is missing, with no event and no restart: `kubectl get pods` shows nothing but the age growing.
+    /// What it waits for is only in its own output.
+    ///
+    /// ## Evidence
+    /// The init container's `state.running.startedAt` and restart count, the app containers waiting in
+    /// `PodInitializing`, and, where the input has it (a dump's `<ns>/<pod>/logs.txt`, a support bundle's
+    /// or must-gather's per-container files), the last lines of its output: its newest problem lines,
+    /// else its last two (a wait loop prints the same line each round: `waiting for mysql`, `nc: bad
+    /// address 'redis…'`, `[ERROR] auth.handler: error authenticating`).
+    ///
+    /// ## Remediation
+    /// 1. Read what it waits for: `kubectl logs POD -c INIT` (and `-f` to watch a round).
+    /// 2. Bring that dependency up, or fix what the init container is given (the service name, the
+    ///    cluster domain, the Vault role, a NetworkPolicy or mesh rule that blocks it); a wait loop then
+    ///    ends by itself.
+    /// 3. An init container that hangs without a loop (its output stopped) only starts again with the
+    ///    pod: delete the pod, and its controller makes a new one.
+    ///
+    /// ## References
+    /// - https://kubernetes.io/docs/concepts/workloads/pods/init-containers/
+    /// - https://kubernetes.io/docs/tasks/debug/debug-application/debug-init-containers/
+    pub static RULE = {
+        id: "init-container-waiting",
+        summary: "An init container is still running: the pod waits for it to exit",
+        scope: Scope::Pod,
+        check: Check::Pod(check),
+        explains: &[StateKind::Creating],
+    };
+}
+
+fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    let pod = sp.pod;
+    let init = pod.running_init_container()?;
+    let (ns, name, c) = (pod.metadata.namespace.as_str(), pod.metadata.name.as_str(), init.name.as_str());
+    let started = init.state.running.as_ref().and_then(|r| r.started_at);
+    let running_for = started.map(|t| human(cx.now.duration_since(t))).map(|d| format!(" for {d}")).unwrap_or_default();
+    let total = pod.spec.init_containers.len().max(pod.status.init_container_statuses.len());
+    let position = pod.status.init_container_statuses.iter().position(|s| s.name == init.name).unwrap_or(0) + 1;
+    let mut evidence = vec![Evidence::api(format!(
+        "init container {c:?} ({position} of {total}): running{running_for}, {} restarts; the app containers wait (PodInitializing)",
+        init.restart_count
+    ))
+    .at(started)];
+    let output = cx.ix.snap.container_logs.iter().find(|l| l.container == c && l.pod == name && l.namespace == ns);
+    let said = output.map(|log| {
+        last_words(&log.tail)
+            .into_iter()
+            .map(|(line, text)| {
+                Evidence::container_output(&log.file, *line, format!("init container {c:?} output: {text}"))
+            })
+            .collect::<Vec<_>>()
+    });
+    let summary = match said.as_ref().and_then(|s| s.last()) {
+        Some(last) => format!(
+            "init container {c:?} has been running{running_for} without exiting; it last said: {}",
+            last.text.trim_start_matches(&format!("init container {c:?} output: "))
+        ),
+        None => format!("init container {c:?} has been running{running_for} without exiting: the pod waits for it"),
+    };
+    evidence.extend(said.unwrap_or_default());
+    Some(Cause {
+        severity: None,
+        summary,
+        evidence,
+        remediation: vec![
+            StepDraft::cluster(
+                format!("Read what init container {c:?} waits for"),
+                format!("kubectl logs -n {ns} {name} -c {c} --tail=50"),
+            ),
+            StepDraft::config(
+                "Bring up what it waits for, or fix what it is given (service name, cluster domain, Vault role, a NetworkPolicy or mesh rule blocking it); a wait loop then ends by itself",
+            ),
+            StepDraft::cluster(
+                "If its output stopped (a hang, not a loop): delete the pod so that its controller starts it again",
+                delete_pod(ns, name),
+            )
+            .op(Op::delete(pod)),
+        ],
+    })
+}
