@@ -384,6 +384,8 @@ impl SimKubelet {
             |t: &str, s: &str| json!({"type": t, "status": s, "lastProbeTime": null, "lastTransitionTime": ts(now)});
         let running = |c: &k8s_openapi::api::core::v1::Container, ready: bool| json!({"name": c.name, "image": c.image, "imageID": format!("{}@sha256:{}", c.image.clone().unwrap_or_default(), hex_id(&c.name)), "ready": ready, "restartCount": 0, "started": true, "containerID": cid(&c.name), "state": {"running": {"startedAt": ts(now)}}});
         let waiting = |c: &k8s_openapi::api::core::v1::Container, reason: &str, msg: &str| json!({"name": c.name, "image": c.image, "imageID": "", "ready": false, "restartCount": 0, "started": false, "state": {"waiting": {"reason": reason, "message": msg}}});
+        // Init containers still running (the pod shows `Init:N/M`): their statuses, Initialized False.
+        let mut init_statuses: Vec<Value> = Vec::new();
         let (phase, statuses, ready): (&str, Vec<Value>, bool) = if poststart_hang {
             let h = hooked.unwrap_or(0);
             let st = spec
@@ -431,6 +433,12 @@ impl SimKubelet {
                     })
                     .collect();
             ("Pending", st, false)
+        } else if behaviour == "init-wait" {
+            // The first init container runs and never exits (it waits for something that never comes):
+            // the app containers wait in PodInitializing, as the kubelet reports them.
+            init_statuses = spec.init_containers.iter().flatten().take(1).map(|c| running(c, false)).collect();
+            let st = spec.containers.iter().map(|c| waiting(c, "PodInitializing", "")).collect();
+            ("Pending", st, false)
         } else if behaviour == "crash-loop" {
             // What each crashed run printed last, for the container log endpoint (pods/log?previous=true).
             let d = self.log_dir.join(&self.spec.name).join("containers");
@@ -458,11 +466,15 @@ impl SimKubelet {
             ("Running", spec.containers.iter().map(|c| running(c, true)).collect(), true)
         };
         let r = if ready { "True" } else { "False" };
-        let status = json!({"status": {
+        let initialized = if init_statuses.is_empty() { "True" } else { "False" };
+        let mut status = json!({"status": {
             "phase": phase, "hostIP": "127.0.0.1", "podIP": "10.244.0.10", "startTime": ts(now),
-            "conditions": [cond("Initialized", "True"), cond("Ready", r), cond("ContainersReady", r), cond("PodScheduled", "True")],
+            "conditions": [cond("Initialized", initialized), cond("Ready", r), cond("ContainersReady", r), cond("PodScheduled", "True")],
             "containerStatuses": statuses
         }});
+        if !init_statuses.is_empty() {
+            status["status"]["initContainerStatuses"] = json!(init_statuses);
+        }
         api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&status)).await?;
         self.started.insert(uid);
         Ok(())

@@ -24,6 +24,7 @@ pub const SCENARIOS: &[&str] = &[
     "crash-loop",
     "image-pull",
     "config-error",
+    "init-wait",
     "unschedulable",
     "unknown-hang",
 ];
@@ -70,6 +71,7 @@ pub fn expected(name: &str) -> Vec<(&'static str, &'static str, &'static str)> {
         "crash-loop" => vec![("crash-loop", "Pod", "sc-apps/checkout")],
         "image-pull" => vec![("image-pull-failure", "Pod", "sc-apps/cart")],
         "config-error" => vec![("container-config-error", "Pod", "sc-apps/settings")],
+        "init-wait" => vec![("init-container-waiting", "Pod", "sc-apps/orders-api")],
         "unschedulable" => vec![("unschedulable", "Pod", "sc-apps/gpu-job")],
         _ => vec![],
     }
@@ -269,6 +271,23 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
             .await?;
             wait_until("settings status", Duration::from_secs(60), || async {
                 pod_phase(c, "sc-apps", "settings").await.is_some_and(|(p, _)| p == "Pending")
+            })
+            .await
+        }
+        "init-wait" => {
+            // An init container that waits for a database the scenario never creates.
+            let spec = json!({
+                "initContainers": [{"name": "wait-db", "image": "busybox:1.36",
+                    "command": ["sh", "-c", "until nc -z orders-db 5432; do echo waiting for orders-db; sleep 2; done"]}],
+                "containers": [{"name": "app", "image": "registry.example.com/orders-api:1.4"}]});
+            create_pod(
+                c,
+                "sc-apps",
+                pod("orders-api", Some("lab-node-2"), spec, json!({BEHAVIOUR_ANNOTATION: "init-wait"})),
+            )
+            .await?;
+            wait_until("orders-api status", Duration::from_secs(60), || async {
+                pod_phase(c, "sc-apps", "orders-api").await.is_some_and(|(p, _)| p == "Pending")
             })
             .await
         }

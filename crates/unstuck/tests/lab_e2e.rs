@@ -107,6 +107,7 @@ fn lab_end_to_end() {
         "crash-loop",
         "image-pull",
         "config-error",
+        "init-wait",
         "unschedulable",
         "pid-exhaustion",
         "runtime-unresponsive",
