@@ -85,3 +85,64 @@ pub fn run_env(args: &[&str], env: &[(&str, &Path)]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// One case of an output corpus (`corpus/crash-output/`, `corpus/init-output/`): a container's output pasted
+/// in a public thread and the line the thread names as the cause.
+#[derive(serde::Deserialize)]
+pub struct OutputCase {
+    pub id: String,
+    pub source: String,
+    pub output: String,
+    pub cause: String,
+}
+
+/// Score the lines the rules cite of each case's output (`rules::crash_loop::last_words` of its tail)
+/// against its cause, by split (`split.tsv`); `min_cases`: the corpus's size at least; `once`: the cause
+/// must be on exactly one line (else on at least one: a wait loop repeats it). Prints the figures under
+/// `what`, fails on a tuning miss not in `known` (id, why) and on held-out passes below `heldout_floor`.
+pub fn score_output_corpus(
+    dir: &str,
+    what: &str,
+    min_cases: usize,
+    once: bool,
+    known: &[(&str, &str)],
+    heldout_floor: usize,
+) {
+    use std::collections::BTreeMap;
+    let dir = root().join("corpus").join(dir);
+    let cases: Vec<OutputCase> =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join("cases.yaml")).unwrap()).unwrap();
+    let split: BTreeMap<String, String> = std::fs::read_to_string(dir.join("split.tsv"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t').map(|(a, b)| (a.to_string(), b.to_string())))
+        .collect();
+    assert!(cases.len() >= min_cases, "{} cases", cases.len());
+    let mut score: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut misses = Vec::new();
+    for c in &cases {
+        let s = split.get(&c.id).unwrap_or_else(|| panic!("{} has no split: run the draw", c.id)).as_str();
+        let on = c.output.lines().filter(|l| l.contains(&c.cause)).count();
+        assert!(if once { on == 1 } else { on >= 1 }, "{}: cause on {on} lines", c.id);
+        let tail = unstuck_ingest::container_logs::tail_of_output(c.output.as_bytes());
+        let chosen = unstuck_rules::rules::crash_loop::last_words(&tail);
+        let hit = chosen.iter().any(|(_, t)| t.contains(&c.cause));
+        let e = score.entry(s).or_default();
+        e.1 += 1;
+        if hit {
+            e.0 += 1;
+        } else if s == "tuning" {
+            misses.push(format!("{} ({}): wanted {:?}, cited {:?}", c.id, c.source, c.cause, chosen));
+        }
+    }
+    let (t, h) = (score.get("tuning").copied().unwrap_or_default(), score.get("heldout").copied().unwrap_or_default());
+    eprintln!("{what}: the cited lines name the cause in tuning {}/{}, held-out {}/{}", t.0, t.1, h.0, h.1);
+    let unknown: Vec<_> = misses.iter().filter(|m| !known.iter().any(|(id, _)| m.starts_with(id))).collect();
+    assert!(
+        unknown.is_empty(),
+        "tuning misses:\n{}",
+        unknown.iter().map(|m| m.as_str()).collect::<Vec<_>>().join("\n")
+    );
+    assert!(h.0 >= heldout_floor, "held-out {}/{} fell below its recorded {heldout_floor}", h.0, h.1);
+}
