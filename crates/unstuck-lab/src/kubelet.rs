@@ -437,6 +437,13 @@ impl SimKubelet {
             // The first init container runs and never exits (it waits for something that never comes):
             // the app containers wait in PodInitializing, as the kubelet reports them.
             init_statuses = spec.init_containers.iter().flatten().take(1).map(|c| running(c, false)).collect();
+            // What its wait loop prints, for the container log endpoint (pods/log of a running container).
+            let d = self.log_dir.join(&self.spec.name).join("containers");
+            let _ = std::fs::create_dir_all(&d);
+            for c in spec.init_containers.iter().flatten().take(1) {
+                let out = "nc: bad address 'orders-db'\nwaiting for orders-db\n".repeat(3);
+                let _ = std::fs::write(d.join(format!("{ns}_{name}_{}.running.log", c.name)), out);
+            }
             let st = spec.containers.iter().map(|c| waiting(c, "PodInitializing", "")).collect();
             ("Pending", st, false)
         } else if behaviour == "crash-loop" {

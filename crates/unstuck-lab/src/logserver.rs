@@ -97,9 +97,9 @@ fn respond<B>(dir: &Path, req: &Request<B>) -> Response<Full<Bytes>> {
     if req.method() != hyper::Method::GET {
         return text(StatusCode::METHOD_NOT_ALLOWED, "only GET\n");
     }
-    // The kubelet's container log endpoint behind the API's pods/log: `containers/<ns>_<pod>_<container>.log`
-    // of the node directory, the last `tailLines` lines. Only a previous run's log exists here (the lab's
-    // containers never write output while running).
+    // The kubelet's container log endpoint behind the API's pods/log, the last `tailLines` lines of the node
+    // directory's `containers/<ns>_<pod>_<container>.log` (the previous run, `previous=true`) or
+    // `….running.log` (the running container's output: the lab's init containers that wait).
     if let Some(rest) = req.uri().path().strip_prefix("/containerLogs/") {
         let parts: Vec<&str> = rest.split('/').collect();
         let param = |k: &str| param(req, k);
@@ -107,17 +107,25 @@ fn respond<B>(dir: &Path, req: &Request<B>) -> Response<Full<Bytes>> {
         if ![ns, pod, container].iter().all(|p| plain_name(p)) {
             return text(StatusCode::NOT_FOUND, "404 page not found\n");
         }
-        let file = dir.join("containers").join(format!("{ns}_{pod}_{container}.log"));
-        return match (param("previous") == Some("true"), std::fs::read_to_string(file)) {
-            (true, Ok(t)) => {
+        let previous = param("previous") == Some("true");
+        let file = dir.join("containers").join(match previous {
+            true => format!("{ns}_{pod}_{container}.log"),
+            false => format!("{ns}_{pod}_{container}.running.log"),
+        });
+        return match (previous, std::fs::read_to_string(file)) {
+            (_, Ok(t)) => {
                 let n: usize = param("tailLines").and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
                 let lines: Vec<&str> = t.lines().collect();
                 let tail = lines[lines.len().saturating_sub(n)..].join("\n");
                 text(StatusCode::OK, format!("{tail}\n"))
             }
-            _ => text(
+            (true, Err(_)) => text(
                 StatusCode::BAD_REQUEST,
                 format!("previous terminated container \"{container}\" in pod \"{pod}\" not found\n"),
+            ),
+            (false, Err(_)) => text(
+                StatusCode::BAD_REQUEST,
+                format!("container \"{container}\" in pod \"{pod}\" is waiting to start: ContainerCreating\n"),
             ),
         };
     }
@@ -186,7 +194,10 @@ mod tests {
             get(&d, "/containerLogs/ns/p/app?previous=true&tailLines=2"),
             (StatusCode::OK, "two\nthree\n".into())
         );
-        assert_eq!(get(&d, "/containerLogs/ns/p/app").0, StatusCode::BAD_REQUEST, "only a previous run's log");
+        assert_eq!(get(&d, "/containerLogs/ns/p/app").0, StatusCode::BAD_REQUEST, "no running output kept");
+        std::fs::write(d.join("containers/ns_p_init.running.log"), "waiting for db\nwaiting for db\n").unwrap();
+        assert_eq!(get(&d, "/containerLogs/ns/p/init?tailLines=1"), (StatusCode::OK, "waiting for db\n".into()));
+        assert_eq!(get(&d, "/containerLogs/ns/p/init?previous=true").0, StatusCode::BAD_REQUEST);
         assert_eq!(get(&d, "/containerLogs/ns/p/other?previous=true").0, StatusCode::BAD_REQUEST);
         assert_eq!(get(&d, "/containerLogs/ns/../app?previous=true").0, StatusCode::NOT_FOUND);
         assert_eq!(get(&d, "/logs/?query=../../etc/passwd").0, StatusCode::BAD_REQUEST);

@@ -163,8 +163,8 @@ pub async fn collect_bundle(
             }
         }
     }
-    // The crash-looping containers' last run (only theirs, not every pod's), as each layout's own tool writes
-    // container output: `kubectl cluster-info dump`'s `<ns>/<pod>/logs.txt` (one START/END section per
+    // The crash-looping containers' last run and the output of init containers pods wait for (only theirs,
+    // not every pod's), as each layout's own tool writes container output: `kubectl cluster-info dump`'s `<ns>/<pod>/logs.txt` (one START/END section per
     // container), Troubleshoot's `cluster-resources/pods/logs/<ns>/<pod>/<container>-previous.log`.
     let mut container_logs: Vec<(String, Vec<u8>)> = Vec::new();
     let pods: Vec<unstuck_model::Pod> = files
@@ -172,18 +172,19 @@ pub async fn collect_bundle(
         .filter(|(k, _)| k.ends_with("/pods.json") || k.starts_with("cluster-resources/pods/"))
         .flat_map(|(_, items)| items.iter().filter_map(|v| serde_json::from_value(v.clone()).ok()))
         .collect();
-    let wanted = Live::crash_looping(&pods);
-    let (got, note) = live.previous_outputs(&wanted).await;
+    let wanted = Live::output_wanted(&pods);
+    let (got, note) = live.outputs(&wanted).await;
     stats.notes.extend(note);
     let mut by_file: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    for ((ns, pod, c), body) in got {
+    for (((ns, pod, c), previous), body) in got {
         match layout {
             BundleLayout::ClusterInfoDump => {
                 let section = unstuck_ingest::container_logs::dump_section(&ns, &pod, &c, &body);
                 by_file.entry(format!("{ns}/{pod}/logs.txt")).or_default().extend(section);
             }
             BundleLayout::SupportBundle => {
-                by_file.insert(format!("cluster-resources/pods/logs/{ns}/{pod}/{c}-previous.log"), body);
+                let suffix = if previous { "-previous" } else { "" };
+                by_file.insert(format!("cluster-resources/pods/logs/{ns}/{pod}/{c}{suffix}.log"), body);
             }
         }
     }

@@ -280,33 +280,25 @@ impl Live {
         })
     }
 
-    /// The crash-looping containers (namespace, pod, container) of these pods, at most [`CONTAINER_LOGS_MAX`].
-    pub fn crash_looping<'p>(pods: impl IntoIterator<Item = &'p unstuck_model::Pod>) -> Vec<(String, String, String)> {
-        pods.into_iter()
-            .flat_map(|p| {
-                p.crash_looping_containers()
-                    .into_iter()
-                    .map(|c| (p.metadata.namespace.to_string(), p.metadata.name.to_string(), c.to_string()))
-            })
-            .take(CONTAINER_LOGS_MAX)
-            .collect()
+    /// The containers whose output the rules cite, of these pods, at most [`CONTAINER_LOGS_MAX`]: each
+    /// crash-looping one's previous run (`true`), an init container the pod still waits for as it runs
+    /// (`false`: its current output).
+    pub fn output_wanted<'p>(pods: impl IntoIterator<Item = &'p unstuck_model::Pod>) -> Vec<(RunKey, bool)> {
+        pods.into_iter().flat_map(wanted_of).take(CONTAINER_LOGS_MAX).collect()
     }
 
-    /// The crashed run's output of each of these containers (`pods/log?previous=true`, its last
+    /// The output of each of these containers (`pods/log`, the previous run's where asked, its last
     /// [`ContainerLog::TAIL`] lines as the API gives them), a few at a time, each with a deadline; and a
     /// note when some could not be read (no `get` on `pods/log`, or no answer).
     ///
     /// [`ContainerLog::TAIL`]: unstuck_model::ContainerLog::TAIL
-    pub async fn previous_outputs(
-        &self,
-        wanted: &[(String, String, String)],
-    ) -> (Vec<((String, String, String), Vec<u8>)>, Option<String>) {
+    pub async fn outputs(&self, wanted: &[(RunKey, bool)]) -> (Vec<((RunKey, bool), Vec<u8>)>, Option<String>) {
         const AT_ONCE: usize = 8;
         let (mut out, mut missed, mut forbidden) = (Vec::new(), 0, false);
         for batch in wanted.chunks(AT_ONCE) {
-            let got = futures::future::join_all(batch.iter().map(|(ns, pod, c)| {
+            let got = futures::future::join_all(batch.iter().map(|((ns, pod, c), previous)| {
                 let path = format!(
-                    "/api/v1/namespaces/{}/pods/{}/log?container={}&previous=true&tailLines={}",
+                    "/api/v1/namespaces/{}/pods/{}/log?container={}&previous={previous}&tailLines={}",
                     enc(ns),
                     enc(pod),
                     enc(c),
@@ -327,8 +319,8 @@ impl Live {
             }
         }
         let note = (missed > 0).then(|| match forbidden {
-            true => "crash-looping containers' output unavailable: these credentials cannot get pods/log (deploy/rbac.yaml grants it)".to_string(),
-            false => format!("output of {missed} crash-looping container(s) unavailable (pods/log did not answer, or the previous run's log is gone)"),
+            true => "containers' output unavailable: these credentials cannot get pods/log (deploy/rbac.yaml grants it)".to_string(),
+            false => format!("output of {missed} container(s) unavailable (pods/log did not answer, or the previous run's log is gone)"),
         });
         (out, note)
     }
@@ -338,11 +330,12 @@ impl Live {
     /// container not restarted since) are not read again; the number read is returned with the note.
     pub async fn fetch_container_logs(&self, snap: &mut Snapshot, cache: &mut RunCache) -> (Option<String>, usize) {
         let missing = cache.plan(snap);
-        let (got, note) = self.previous_outputs(&missing).await;
+        let (got, note) = self.outputs(&missing).await;
         let read = got.len();
-        for ((ns, pod, c), body) in got {
+        for (((ns, pod, c), previous), body) in got {
+            let flag = if previous { " --previous" } else { "" };
             cache.store(unstuck_model::ContainerLog {
-                file: format!("kubectl logs -n {ns} {pod} -c {c} --previous"),
+                file: format!("kubectl logs -n {ns} {pod} -c {c}{flag}"),
                 tail: unstuck_ingest::container_logs::tail_of_output(&body),
                 namespace: ns,
                 pod,
@@ -381,47 +374,58 @@ pub const CONTAINER_LOGS_MAX: usize = 50;
 /// A container: (namespace, pod, container).
 pub type RunKey = (String, String, String);
 
+/// A pod's containers whose output the rules cite (`Pod::output_containers`), each with whether its
+/// previous run is the one (a crash-looping container) or its current one (an init container at work).
+fn wanted_of(p: &unstuck_model::Pod) -> impl Iterator<Item = (RunKey, bool)> + '_ {
+    let looping = p.crash_looping_containers();
+    p.output_containers().into_iter().map(move |c| {
+        ((p.metadata.namespace.to_string(), p.metadata.name.to_string(), c.to_string()), looping.contains(&c))
+    })
+}
+
 /// Crashed runs already read (`serve --container-logs`), by container, with the pod UID and restart
 /// count they were read at: a container's previous run only changes when it restarts again, so a run
 /// is read once, not at every full evaluation. Containers no longer crash-looping are forgotten.
 #[derive(Debug, Default)]
 pub struct RunCache {
-    /// The crash-looping containers of the last plan, each with its pod's UID and its restart count.
-    wanted: Vec<(RunKey, (String, i64))>,
+    /// The containers of the last plan (with whether their previous run is read), each with its pod's UID
+    /// and its restart count.
+    wanted: Vec<((RunKey, bool), (String, i64))>,
     runs: std::collections::HashMap<RunKey, ((String, i64), unstuck_model::ContainerLog)>,
 }
 
 impl RunCache {
-    /// The crash-looping containers of `snap` (as [`Live::crash_looping`] picks them) whose run is not
-    /// kept at the pod UID and restart count they have now; runs of any other container are forgotten.
-    pub fn plan(&mut self, snap: &Snapshot) -> Vec<RunKey> {
+    /// The containers of `snap` whose output the rules cite (as [`Live::output_wanted`] picks them) whose
+    /// run is not kept at the pod UID and restart count they have now; runs of any other container are
+    /// forgotten. (A running init container's output is read once too: a wait loop repeats itself.)
+    pub fn plan(&mut self, snap: &Snapshot) -> Vec<(RunKey, bool)> {
         self.wanted = snap
             .pods
             .iter()
             .flat_map(|p| {
-                p.crash_looping_containers().into_iter().map(move |c| {
-                    let key = (p.metadata.namespace.to_string(), p.metadata.name.to_string(), c.to_string());
-                    (key, (p.metadata.uid.to_string(), p.restarts_of(c)))
+                wanted_of(p).map(move |(key, previous)| {
+                    let id = (p.metadata.uid.to_string(), p.restarts_of(&key.2));
+                    ((key, previous), id)
                 })
             })
             .take(CONTAINER_LOGS_MAX)
             .collect();
         let wanted = &self.wanted;
-        self.runs.retain(|k, (id, _)| wanted.iter().any(|(w, wid)| w == k && wid == id));
-        wanted.iter().filter(|(k, _)| !self.runs.contains_key(k)).map(|(k, _)| k.clone()).collect()
+        self.runs.retain(|k, (id, _)| wanted.iter().any(|((w, _), wid)| w == k && wid == id));
+        wanted.iter().filter(|((k, _), _)| !self.runs.contains_key(k)).map(|(w, _)| w.clone()).collect()
     }
 
     /// Keep a run read for the last plan.
     pub fn store(&mut self, log: unstuck_model::ContainerLog) {
         let key = (log.namespace.clone(), log.pod.clone(), log.container.clone());
-        if let Some((_, id)) = self.wanted.iter().find(|(k, _)| *k == key) {
+        if let Some((_, id)) = self.wanted.iter().find(|((k, _), _)| *k == key) {
             self.runs.insert(key, (id.clone(), log));
         }
     }
 
     /// The runs kept for the last plan's containers.
     pub fn outputs(&self) -> impl Iterator<Item = unstuck_model::ContainerLog> + '_ {
-        self.wanted.iter().filter_map(|(k, _)| self.runs.get(k)).map(|(_, log)| log.clone())
+        self.wanted.iter().filter_map(|((k, _), _)| self.runs.get(k)).map(|(_, log)| log.clone())
     }
 
     /// How many runs are kept.
@@ -472,9 +476,9 @@ mod tests {
         )
     }
 
-    fn read(cache: &mut RunCache, snap: &Snapshot) -> Vec<RunKey> {
+    fn read(cache: &mut RunCache, snap: &Snapshot) -> Vec<(RunKey, bool)> {
         let missing = cache.plan(snap);
-        for (ns, pod, c) in &missing {
+        for ((ns, pod, c), _) in &missing {
             cache.store(unstuck_model::ContainerLog {
                 namespace: ns.clone(),
                 pod: pod.clone(),
@@ -491,20 +495,30 @@ mod tests {
         let key = ("shop".to_string(), "worker-0".to_string(), "app".to_string());
         let mut cache = RunCache::default();
         let mut snap = Snapshot { pods: vec![pod("u1", 6, true)], ..Default::default() };
-        assert_eq!(read(&mut cache, &snap), std::slice::from_ref(&key));
+        assert_eq!(read(&mut cache, &snap), [(key.clone(), true)]);
         assert_eq!(cache.outputs().count(), 1);
         // The next evaluation: same restart count, nothing read, the kept run still given.
         assert!(read(&mut cache, &snap).is_empty());
         assert_eq!(cache.outputs().map(|l| l.container).collect::<Vec<_>>(), ["app"]);
         // It restarted: its previous run is another one now.
         snap.pods = vec![pod("u1", 7, true)];
-        assert_eq!(read(&mut cache, &snap), std::slice::from_ref(&key));
+        assert_eq!(read(&mut cache, &snap), [(key.clone(), true)]);
         // The pod was replaced by one of the same name (a StatefulSet's): another UID, read again.
         snap.pods = vec![pod("u2", 7, true)];
-        assert_eq!(read(&mut cache, &snap), [key]);
+        assert_eq!(read(&mut cache, &snap), [(key, true)]);
         // No longer crash-looping: forgotten, nothing given.
         snap.pods = vec![pod("u2", 7, false)];
         assert!(read(&mut cache, &snap).is_empty());
         assert!(cache.is_empty() && cache.outputs().next().is_none());
+        // An init container the pod waits for: its current output (not a previous run) is read.
+        let mut init = (*pod("u3", 0, false)).clone();
+        init.status.init_container_statuses = init.status.container_statuses.clone();
+        init.status.init_container_statuses[0].name = "wait-db".into();
+        init.status.container_statuses.truncate(1);
+        init.status.container_statuses[0].state =
+            serde_json::from_value(serde_json::json!({"waiting": {"reason": "PodInitializing"}})).unwrap();
+        snap.pods = vec![std::sync::Arc::new(init)];
+        let wait = ("shop".to_string(), "worker-0".to_string(), "wait-db".to_string());
+        assert_eq!(read(&mut cache, &snap), [(wait, false)]);
     }
 }

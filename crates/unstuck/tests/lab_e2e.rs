@@ -183,7 +183,7 @@ fn lab_end_to_end() {
     if cfg.node_ip.is_loopback() {
         println!("kubelet log API: SKIPPED the success path (no non-loopback address on this machine)");
         assert!(w.contains("node logs of nfs-1 unavailable"), "{w}");
-        assert!(w.contains("crash-looping container(s) unavailable"), "{w}");
+        assert!(w.contains("container(s) unavailable"), "{w}");
     } else {
         // The crash-looping container's last run, read through pods/log?previous=true (kube-apiserver's
         // proxy to the kubelet's container log endpoint), is cited as the crash-loop's evidence.
@@ -200,8 +200,19 @@ fn lab_end_to_end() {
                 && out[0]["file"] == "kubectl logs -n sc-apps checkout -c app --previous",
             "{checkout:#}"
         );
-        assert!(!w.contains("crash-looping container"), "{w}");
+        assert!(!w.contains("container(s) unavailable"), "{w}");
         println!("pods/log: the crash-looping container's last run cited through kube-apiserver's proxy");
+        // The init container the pod waits for: its current output (pods/log without previous).
+        let orders = v["findings"].as_array().unwrap().iter().find(|f| f["subject"]["name"] == "orders-api").unwrap();
+        let waits = orders["evidence"].as_array().unwrap().iter().any(|e| {
+            e["file"] == "kubectl logs -n sc-apps orders-api -c wait-db"
+                && e["text"].as_str().is_some_and(|t| t.contains("waiting for orders-db"))
+        });
+        assert!(
+            waits && orders["summary"].as_str().unwrap().contains("it last said: waiting for orders-db"),
+            "{orders:#}"
+        );
+        println!("pods/log: the waiting init container's output cited through kube-apiserver's proxy");
         assert!(!w.contains("node logs of nfs-1 unavailable") && !w.contains("node logs of pid-1"), "{w}");
         let nfs = v["findings"]
             .as_array()

@@ -18,7 +18,8 @@ declare_rule! {
     /// ## Evidence
     /// The init container's `state.running.startedAt` and restart count, the app containers waiting in
     /// `PodInitializing`, and, where the input has it (a dump's `<ns>/<pod>/logs.txt`, a support bundle's
-    /// or must-gather's per-container files), the last lines of its output: its newest problem lines,
+    /// or must-gather's per-container files, live `pods/log` of the running container), the last lines of
+    /// its output: its newest problem lines,
     /// else its last two (a wait loop prints the same line each round: `waiting for mysql`, `nc: bad
     /// address 'redis…'`, `[ERROR] auth.handler: error authenticating`).
     ///
