@@ -86,22 +86,29 @@ fn last_words_of_a_crash(line: &str) -> bool {
     unstuck_logs::level::is_problem(line.as_bytes()) || CRASH_WORDS.iter().any(|w| lower.contains(w))
 }
 
-/// What the container said last before it exited ([`last_words`] of its output's tail), where the input
-/// has its output (a dump's `<ns>/<pod>/logs.txt`, or live `pods/log`).
-fn last_words_evidence(cx: &Cx<'_>, pod: &unstuck_model::Pod, container: &str) -> Vec<Evidence> {
+/// What a container said last ([`last_words`] of its output's tail), where the input has its output (a
+/// dump's `<ns>/<pod>/logs.txt`, a support bundle's or must-gather's files, or live `pods/log`), as
+/// evidence whose text is `{who} {container:?} output: LINE`; the newest cited line apart.
+pub(crate) fn last_words_evidence(
+    cx: &Cx<'_>,
+    pod: &unstuck_model::Pod,
+    container: &str,
+    who: &str,
+) -> (Vec<Evidence>, Option<String>) {
     let Some(log) = cx.ix.snap.container_logs.iter().find(|l| {
         l.container == container
             && l.pod == pod.metadata.name.as_str()
             && l.namespace == pod.metadata.namespace.as_str()
     }) else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
-    last_words(&log.tail)
+    let said = last_words(&log.tail);
+    let newest = said.last().map(|(_, t)| t.clone());
+    let evidence = said
         .into_iter()
-        .map(|(line, text)| {
-            Evidence::container_output(&log.file, *line, format!("container {container:?} output: {text}"))
-        })
-        .collect()
+        .map(|(line, text)| Evidence::container_output(&log.file, *line, format!("{who} {container:?} output: {text}")))
+        .collect();
+    (evidence, newest)
 }
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
@@ -128,7 +135,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 "container {:?}: {}, {} restarts; {last}",
                 c.name, w.reason, c.restart_count
             )));
-            evidence.extend(last_words_evidence(cx, pod, &c.name));
+            evidence.extend(last_words_evidence(cx, pod, &c.name, "container").0);
         }
     }
     let c = first.unwrap_or_default();

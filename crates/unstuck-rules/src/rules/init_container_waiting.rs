@@ -1,5 +1,5 @@
 use crate::fix::Op;
-use crate::rules::crash_loop::last_words;
+use crate::rules::crash_loop::last_words_evidence;
 use crate::util::{delete_pod, human};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
@@ -56,23 +56,14 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         init.restart_count
     ))
     .at(started)];
-    let output = cx.ix.snap.container_logs.iter().find(|l| l.container == c && l.pod == name && l.namespace == ns);
-    let said = output.map(|log| {
-        last_words(&log.tail)
-            .into_iter()
-            .map(|(line, text)| {
-                Evidence::container_output(&log.file, *line, format!("init container {c:?} output: {text}"))
-            })
-            .collect::<Vec<_>>()
-    });
-    let summary = match said.as_ref().and_then(|s| s.last()) {
-        Some(last) => format!(
-            "init container {c:?} has been running{running_for} without exiting; it last said: {}",
-            last.text.trim_start_matches(&format!("init container {c:?} output: "))
-        ),
+    let (said, newest) = last_words_evidence(cx, pod, c, "init container");
+    let summary = match newest {
+        Some(last) => {
+            format!("init container {c:?} has been running{running_for} without exiting; it last said: {last}")
+        }
         None => format!("init container {c:?} has been running{running_for} without exiting: the pod waits for it"),
     };
-    evidence.extend(said.unwrap_or_default());
+    evidence.extend(said);
     Some(Cause {
         severity: None,
         summary,
