@@ -81,6 +81,7 @@ pub(crate) fn scan_nodes_dir(nodes_dir: &Path, rel_to: &Path, opts: &Options) ->
     tracing::debug!(nodes = nodes.len(), "node log directories listed");
     Ok(nodes
         .par_iter()
+        .with_max_len(1)
         .flat_map_iter(|(node, dir)| {
             let root = &root;
             list_log_files(node, dir)
