@@ -11,7 +11,7 @@
 //! Only the crash-looping containers' output is kept (a handful, not 150,000), and of each only its last
 //! lines. Where both runs are there, the previous run's is the newest that ended ([`pick_runs`]).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -185,11 +185,18 @@ fn read_tail(r: &mut dyn Read) -> std::io::Result<(Vec<u8>, Option<u64>)> {
     Ok((kept, Some(1)))
 }
 
-/// The (namespace, pod, container) of every crash-looping container.
-fn looping_set(pods: &[std::sync::Arc<Pod>]) -> HashSet<(&str, &str, &str)> {
+/// The (namespace, pod, container) of every container whose output a rule cites, with the run wanted:
+/// `true` for a crash-looping container (its previous run, the one that ended), `false` for an init
+/// container the pod waits for (its current run: what it says now, not what it said before a restart).
+type Wanted<'a> = HashMap<(&'a str, &'a str, &'a str), bool>;
+
+fn looping_set(pods: &[std::sync::Arc<Pod>]) -> Wanted<'_> {
     pods.iter()
         .flat_map(|p| {
-            p.output_containers().into_iter().map(move |c| (p.metadata.namespace.as_str(), p.metadata.name.as_str(), c))
+            let looping = p.crash_looping_containers();
+            p.output_containers()
+                .into_iter()
+                .map(move |c| ((p.metadata.namespace.as_str(), p.metadata.name.as_str(), c), looping.contains(&c)))
         })
         .collect()
 }
@@ -208,7 +215,7 @@ pub(crate) fn read_runs(
     let looping = looping_set(pods);
     let mut candidates = Vec::new();
     for (run, path, label) in files {
-        let Some(run) = resolve(&looping, run) else { continue };
+        let Some((run, wants_previous)) = resolve(&looping, run) else { continue };
         let read = std::fs::symlink_metadata(&path).and_then(|m| match m.file_type().is_file() {
             true => tail_of(&path, m.len()),
             false => Err(std::io::Error::other("not a regular file")),
@@ -217,7 +224,7 @@ pub(crate) fn read_runs(
             Ok((bytes, first_line)) => {
                 let tail = numbered_tail(&bytes, first_line);
                 if !tail.is_empty() {
-                    candidates.push((run.previous, log_of(&run, label, tail)));
+                    candidates.push((run.previous == wants_previous, log_of(&run, label, tail)));
                 }
             }
             Err(e) => warnings.push(format!("{label}: {e}; skipped")),
@@ -229,36 +236,38 @@ pub(crate) fn read_runs(
 
 /// Of the one-run output read for each container, that of its crash-looping containers' newest ended run:
 /// the previous run's (`kubectl logs --previous`) where there is one, else the current file's (which, while
-/// the container waits in back-off, the kubelet serves from that same ended run). Sorted by container.
+/// the container waits in back-off, the kubelet serves from that same ended run); of an init container
+/// the pod waits for, its current run's where there is one. Sorted by container.
 pub(crate) fn pick_runs(pods: &[std::sync::Arc<Pod>], candidates: Vec<(RunOutput, ContainerLog)>) -> Vec<ContainerLog> {
     let looping = looping_set(pods);
     newest_runs(candidates.into_iter().filter_map(|(run, mut log)| {
-        let run = resolve(&looping, run)?;
+        let (run, wants_previous) = resolve(&looping, run)?;
         log.container = run.container;
-        Some((run.previous, log))
+        Some((run.previous == wants_previous, log))
     }))
 }
 
-/// The run a file holds, if its container crash-loops: as routed, or in the file name's other reading
-/// (`RunOutput::or_current_of`) when only that container crash-loops.
-fn resolve(looping: &HashSet<(&str, &str, &str)>, run: RunOutput) -> Option<RunOutput> {
-    let loops = |c: &str| looping.contains(&(run.namespace.as_str(), run.pod.as_str(), c));
-    if loops(&run.container) {
-        return Some(run);
+/// The run a file holds, if its container's output is wanted: as routed, or in the file name's other
+/// reading (`RunOutput::or_current_of`) when only that container's is; with the run wanted (see
+/// [`looping_set`]).
+fn resolve(looping: &Wanted<'_>, run: RunOutput) -> Option<(RunOutput, bool)> {
+    let wanted = |c: &str| looping.get(&(run.namespace.as_str(), run.pod.as_str(), c)).copied();
+    if let Some(previous) = wanted(&run.container) {
+        return Some((run, previous));
     }
-    let other = run.or_current_of.clone().filter(|c| loops(c))?;
-    Some(RunOutput { container: other, previous: false, or_current_of: None, ..run })
+    let (other, previous) = run.or_current_of.clone().and_then(|c| Some((wanted(&c)?, c))).map(|(p, c)| (c, p))?;
+    Some((RunOutput { container: other, previous: false, or_current_of: None, ..run }, previous))
 }
 
-/// Of each container's runs, the previous run's where there is one, else the current one's.
+/// Of each container's runs, the one wanted where there is one (`true` with it), else any.
 fn newest_runs(candidates: impl IntoIterator<Item = (bool, ContainerLog)>) -> Vec<ContainerLog> {
     let mut best: std::collections::BTreeMap<(String, String, String), (bool, ContainerLog)> = Default::default();
-    for (previous, log) in candidates {
+    for (is_wanted, log) in candidates {
         let key = (log.namespace.clone(), log.pod.clone(), log.container.clone());
         match best.get(&key) {
-            Some((had_previous, _)) if *had_previous || !previous => {}
+            Some((had_wanted, _)) if *had_wanted || !is_wanted => {}
             _ => {
-                best.insert(key, (previous, log));
+                best.insert(key, (is_wanted, log));
             }
         }
     }
@@ -270,7 +279,7 @@ pub(crate) fn of_crash_looping(pods: &[std::sync::Arc<Pod>], sections: Vec<Conta
     let looping = looping_set(pods);
     sections
         .into_iter()
-        .filter(|s| looping.contains(&(s.namespace.as_str(), s.pod.as_str(), s.container.as_str())))
+        .filter(|s| looping.contains_key(&(s.namespace.as_str(), s.pod.as_str(), s.container.as_str())))
         .collect()
 }
 
@@ -546,6 +555,39 @@ Request log error: container \"sidecar\" in pod \"checkout-7c6d5e4f3-fghij\" is 
             vec![(run("worker", false), log("worker", "current")), (run("proxy", true), log("proxy", "previous"))],
         );
         assert_eq!(got.iter().map(|l| l.file.as_str()).collect::<Vec<_>>(), ["worker-current"]);
+    }
+
+    #[test]
+    fn a_waited_for_init_container_gives_its_current_run_after_a_restart() {
+        // `wait-db` restarted once (its earlier run was cut short) and runs again; the app waits.
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"namespace": "shop", "name": "queue-worker"},
+            "status": {"phase": "Pending",
+                "initContainerStatuses": [{"name": "wait-db", "restartCount": 1,
+                    "state": {"running": {"startedAt": "2024-06-03T09:00:00Z"}},
+                    "lastState": {"terminated": {"exitCode": 137, "reason": "Error"}}}],
+                "containerStatuses": [{"name": "worker", "state": {"waiting": {"reason": "PodInitializing"}}}]}
+        }))
+        .unwrap();
+        let pods = vec![std::sync::Arc::new(pod)];
+        let log = |text: &str| ContainerLog {
+            namespace: "shop".into(),
+            pod: "queue-worker".into(),
+            container: "wait-db".into(),
+            file: format!("wait-db-{text}"),
+            tail: vec![(Some(1), text.into())],
+        };
+        // What it says now wins over the run before the restart, in either order.
+        for cands in [
+            vec![(run("wait-db", true), log("previous")), (run("wait-db", false), log("current"))],
+            vec![(run("wait-db", false), log("current")), (run("wait-db", true), log("previous"))],
+        ] {
+            let got = pick_runs(&pods, cands);
+            assert_eq!(got.iter().map(|l| l.file.as_str()).collect::<Vec<_>>(), ["wait-db-current"]);
+        }
+        // Only the earlier run kept: that is what there is.
+        let got = pick_runs(&pods, vec![(run("wait-db", true), log("previous"))]);
+        assert_eq!(got.iter().map(|l| l.file.as_str()).collect::<Vec<_>>(), ["wait-db-previous"]);
     }
 
     #[test]

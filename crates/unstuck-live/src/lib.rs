@@ -385,20 +385,43 @@ fn wanted_of(p: &unstuck_model::Pod) -> impl Iterator<Item = (RunKey, bool)> + '
 
 /// Crashed runs already read (`serve --container-logs`), by container, with the pod UID and restart
 /// count they were read at: a container's previous run only changes when it restarts again, so a run
-/// is read once, not at every full evaluation. Containers no longer crash-looping are forgotten.
-#[derive(Debug, Default)]
+/// is read once, not at every full evaluation. A running init container's current output grows while it
+/// runs: it is read again once it is older than `refresh`. Containers no longer wanted are forgotten.
+#[derive(Debug)]
 pub struct RunCache {
     /// The containers of the last plan (with whether their previous run is read), each with its pod's UID
     /// and its restart count.
     wanted: Vec<((RunKey, bool), (String, i64))>,
-    runs: std::collections::HashMap<RunKey, ((String, i64), unstuck_model::ContainerLog)>,
+    /// Each run kept: the pod UID and restart count it was read at, when it was read, and the run.
+    runs: std::collections::HashMap<RunKey, ((String, i64), std::time::Instant, unstuck_model::ContainerLog)>,
+    /// How long a running container's current output is kept before it is read again.
+    refresh: std::time::Duration,
+    /// The time of the last plan (what `store` records as the read time).
+    planned_at: std::time::Instant,
+}
+
+impl Default for RunCache {
+    fn default() -> Self {
+        Self::new(std::time::Duration::from_secs(300))
+    }
 }
 
 impl RunCache {
+    /// A cache that reads a running container's current output again after `refresh`.
+    pub fn new(refresh: std::time::Duration) -> Self {
+        Self { wanted: Vec::new(), runs: Default::default(), refresh, planned_at: std::time::Instant::now() }
+    }
+
     /// The containers of `snap` whose output the rules cite (as [`Live::output_wanted`] picks them) whose
-    /// run is not kept at the pod UID and restart count they have now; runs of any other container are
-    /// forgotten. (A running init container's output is read once too: a wait loop repeats itself.)
+    /// run is not kept at the pod UID and restart count they have now (or, for a running container's
+    /// current output, was read `refresh` or longer ago); runs of any other container are forgotten.
     pub fn plan(&mut self, snap: &Snapshot) -> Vec<(RunKey, bool)> {
+        self.plan_at(snap, std::time::Instant::now())
+    }
+
+    /// [`RunCache::plan`] at the time `now`.
+    pub fn plan_at(&mut self, snap: &Snapshot, now: std::time::Instant) -> Vec<(RunKey, bool)> {
+        self.planned_at = now;
         self.wanted = snap
             .pods
             .iter()
@@ -410,8 +433,12 @@ impl RunCache {
             })
             .take(CONTAINER_LOGS_MAX)
             .collect();
-        let wanted = &self.wanted;
-        self.runs.retain(|k, (id, _)| wanted.iter().any(|((w, _), wid)| w == k && wid == id));
+        let (wanted, refresh) = (&self.wanted, self.refresh);
+        self.runs.retain(|k, (id, read_at, _)| {
+            wanted.iter().any(|((w, previous), wid)| {
+                w == k && wid == id && (*previous || now.saturating_duration_since(*read_at) < refresh)
+            })
+        });
         wanted.iter().filter(|((k, _), _)| !self.runs.contains_key(k)).map(|(w, _)| w.clone()).collect()
     }
 
@@ -419,13 +446,13 @@ impl RunCache {
     pub fn store(&mut self, log: unstuck_model::ContainerLog) {
         let key = (log.namespace.clone(), log.pod.clone(), log.container.clone());
         if let Some((_, id)) = self.wanted.iter().find(|((k, _), _)| *k == key) {
-            self.runs.insert(key, (id.clone(), log));
+            self.runs.insert(key, (id.clone(), self.planned_at, log));
         }
     }
 
     /// The runs kept for the last plan's containers.
     pub fn outputs(&self) -> impl Iterator<Item = unstuck_model::ContainerLog> + '_ {
-        self.wanted.iter().filter_map(|((k, _), _)| self.runs.get(k)).map(|(_, log)| log.clone())
+        self.wanted.iter().filter_map(|((k, _), _)| self.runs.get(k)).map(|(_, _, log)| log.clone())
     }
 
     /// How many runs are kept.
@@ -520,5 +547,45 @@ mod tests {
         snap.pods = vec![std::sync::Arc::new(init)];
         let wait = ("shop".to_string(), "worker-0".to_string(), "wait-db".to_string());
         assert_eq!(read(&mut cache, &snap), [(wait, false)]);
+    }
+
+    #[test]
+    fn a_running_containers_output_is_read_again_after_refresh() {
+        let t0 = std::time::Instant::now();
+        let refresh = std::time::Duration::from_secs(300);
+        let mut cache = RunCache::new(refresh);
+        let mut init = (*pod("u3", 0, false)).clone();
+        init.status.init_container_statuses = init.status.container_statuses.clone();
+        init.status.init_container_statuses[0].name = "wait-db".into();
+        init.status.container_statuses.truncate(1);
+        init.status.container_statuses[0].state =
+            serde_json::from_value(serde_json::json!({"waiting": {"reason": "PodInitializing"}})).unwrap();
+        let looping = pod("u1", 6, true);
+        let snap = Snapshot { pods: vec![std::sync::Arc::new(init), looping], ..Default::default() };
+        let at = |cache: &mut RunCache, secs: u64| {
+            let missing = cache.plan_at(&snap, t0 + std::time::Duration::from_secs(secs));
+            for ((ns, pod, c), _) in &missing {
+                cache.store(unstuck_model::ContainerLog {
+                    namespace: ns.clone(),
+                    pod: pod.clone(),
+                    container: c.clone(),
+                    file: "kubectl logs".into(),
+                    tail: vec![(Some(1), format!("line at {secs}s"))],
+                });
+            }
+            missing.into_iter().map(|((_, _, c), previous)| (c, previous)).collect::<Vec<_>>()
+        };
+        let wait = ("wait-db".to_string(), false);
+        let app = ("app".to_string(), true);
+        assert_eq!(at(&mut cache, 0), [wait.clone(), app.clone()]);
+        // Within `refresh`: neither is read again.
+        assert!(at(&mut cache, 299).is_empty());
+        // Past it: the running init container's output is read again; the crashed run (same restart
+        // count) is not.
+        assert_eq!(at(&mut cache, 300), [wait.clone()]);
+        let said: Vec<String> = cache.outputs().map(|l| l.tail[0].1.clone()).collect();
+        assert_eq!(said, ["line at 300s", "line at 0s"]);
+        assert!(at(&mut cache, 599).is_empty());
+        assert_eq!(at(&mut cache, 600), [wait]);
     }
 }

@@ -270,6 +270,9 @@ pub struct Container {
     pub name: Str,
     pub image: Str,
     pub lifecycle: Option<Lifecycle>,
+    /// `Always` on an init container makes it a sidecar (a restartable init container).
+    #[serde(skip_serializing_if = "Str::is_empty")]
+    pub restart_policy: Str,
 }
 
 impl Container {
@@ -392,6 +395,9 @@ pub struct ContainerStatus {
     #[serde(rename = "containerID")]
     pub container_id: Str,
     pub image: Str,
+    /// Whether the startup probe (if any) has passed; what makes a sidecar count as started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
@@ -423,10 +429,16 @@ pub struct StateTerminated {
     pub reason: Str,
     pub message: Str,
     pub exit_code: i64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub signal: i64,
     #[serde(deserialize_with = "time")]
     pub started_at: Option<Time>,
     #[serde(deserialize_with = "time")]
     pub finished_at: Option<Time>,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 impl Pod {
@@ -517,38 +529,64 @@ impl Pod {
             (!id.is_empty()).then_some(id)
         })
     }
-    /// What `kubectl get pods` prints in the STATUS column (the subset that matters here).
+    /// What `kubectl get pods` prints in the STATUS column, by kubectl's own rules: the phase (or the
+    /// pod's reason); then the first init container not done (`Init:N/M` while it runs, `Init:<reason>`
+    /// when it waits or failed; a started sidecar counts as done); then, once initialised, the last app
+    /// container's waiting or terminated reason; `Terminating` when deleted and not finished (`Unknown`
+    /// when the node controller deleted it as `NodeLost`).
     pub fn display_state(&self) -> String {
+        let st = &self.status;
+        let mut reason: String = if st.reason.is_empty() { st.phase.to_string() } else { st.reason.to_string() };
+        if self.condition("PodScheduled").is_some_and(|c| c.reason == "SchedulingGated") {
+            reason = "SchedulingGated".into();
+        }
+        let sidecar =
+            |name: &str| self.spec.init_containers.iter().any(|c| c.name == name && c.restart_policy == "Always");
+        let mut initializing = false;
+        for (i, c) in st.init_container_statuses.iter().enumerate() {
+            let done = c.state.terminated.as_ref().is_some_and(|t| t.exit_code == 0)
+                || (sidecar(&c.name) && c.started == Some(true));
+            if done {
+                continue;
+            }
+            initializing = true;
+            reason = match (&c.state.terminated, &c.state.waiting) {
+                (Some(t), _) if !t.reason.is_empty() => format!("Init:{}", t.reason),
+                (Some(t), _) if t.signal != 0 => format!("Init:Signal:{}", t.signal),
+                (Some(t), _) => format!("Init:ExitCode:{}", t.exit_code),
+                (None, Some(w)) if !w.reason.is_empty() && w.reason != "PodInitializing" => {
+                    format!("Init:{}", w.reason)
+                }
+                _ => format!("Init:{i}/{}", self.spec.init_containers.len()),
+            };
+            break;
+        }
+        if !initializing || self.condition("Initialized").is_some_and(|c| c.status == "True") {
+            let mut running = false;
+            for c in st.container_statuses.iter().rev() {
+                match (&c.state.waiting, &c.state.terminated) {
+                    (Some(w), _) if !w.reason.is_empty() => reason = w.reason.to_string(),
+                    (_, Some(t)) if !t.reason.is_empty() => reason = t.reason.to_string(),
+                    (_, Some(t)) if t.signal != 0 => reason = format!("Signal:{}", t.signal),
+                    (_, Some(t)) => reason = format!("ExitCode:{}", t.exit_code),
+                    _ if c.ready && c.state.running.is_some() => running = true,
+                    _ => {}
+                }
+            }
+            if reason == "Completed" && running {
+                let ready = self.condition("Ready").is_some_and(|c| c.status == "True");
+                reason = if ready { "Running" } else { "NotReady" }.into();
+            }
+        }
         if self.metadata.deletion_timestamp.is_some() {
-            return "Terminating".into();
-        }
-        if !self.status.reason.is_empty() {
-            return self.status.reason.to_string();
-        }
-        for c in &self.status.init_container_statuses {
-            if let Some(w) = &c.state.waiting {
-                if !w.reason.is_empty() && w.reason != "PodInitializing" {
-                    return format!("Init:{}", w.reason);
-                }
+            if st.reason == "NodeLost" {
+                return "Unknown".into();
+            }
+            if !self.is_terminal() {
+                return "Terminating".into();
             }
         }
-        for c in &self.status.container_statuses {
-            if let Some(w) = &c.state.waiting {
-                if !w.reason.is_empty() {
-                    return w.reason.to_string();
-                }
-            }
-            if let Some(t) = &c.state.terminated {
-                if !t.reason.is_empty() && self.status.phase != "Running" {
-                    return t.reason.to_string();
-                }
-            }
-        }
-        if self.status.phase.is_empty() {
-            "Unknown".into()
-        } else {
-            self.status.phase.to_string()
-        }
+        reason
     }
 }
 
@@ -824,6 +862,132 @@ mod tests {
 
     fn jiff(s: &str) -> Result<Time, String> {
         s.parse::<Time>().map_err(|e| e.to_string())
+    }
+
+    /// `kubectl get pods` STATUS for pods written as `kubectl get pod -o json` prints them (the fields kubectl's
+    /// printer reads), one case per branch of its rules.
+    #[test]
+    fn display_state_is_kubectls_status_column() {
+        let init2 = r#""initContainers":[{"name":"a","image":"i"},{"name":"b","image":"i"}]"#;
+        let sidecar =
+            r#""initContainers":[{"name":"proxy","image":"i","restartPolicy":"Always"},{"name":"b","image":"i"}]"#;
+        let run = r#"{"running":{"startedAt":"2024-06-03T09:00:00Z"}}"#;
+        let done = r#"{"terminated":{"exitCode":0,"reason":"Completed"}}"#;
+        let app_waiting =
+            r#"[{"name":"app","ready":false,"restartCount":0,"state":{"waiting":{"reason":"PodInitializing"}}}]"#;
+        let cases: &[(&str, &str, &str, &str, &str)] = &[
+            // (spec extras, init statuses, app statuses, pod extras, STATUS)
+            (
+                init2,
+                &format!(
+                    r#"[{{"name":"a","state":{run}}},{{"name":"b","state":{{"waiting":{{"reason":"PodInitializing"}}}}}}]"#
+                ),
+                app_waiting,
+                "",
+                "Init:0/2",
+            ),
+            (
+                init2,
+                &format!(r#"[{{"name":"a","state":{done}}},{{"name":"b","state":{run}}}]"#),
+                app_waiting,
+                "",
+                "Init:1/2",
+            ),
+            (
+                init2,
+                r#"[{"name":"a","restartCount":4,"state":{"waiting":{"reason":"CrashLoopBackOff"}}},{"name":"b","state":{"waiting":{"reason":"PodInitializing"}}}]"#,
+                app_waiting,
+                "",
+                "Init:CrashLoopBackOff",
+            ),
+            (
+                init2,
+                r#"[{"name":"a","state":{"terminated":{"exitCode":1}}},{"name":"b","state":{"waiting":{}}}]"#,
+                app_waiting,
+                "",
+                "Init:ExitCode:1",
+            ),
+            (
+                init2,
+                r#"[{"name":"a","state":{"terminated":{"exitCode":137,"signal":9}}},{"name":"b","state":{"waiting":{}}}]"#,
+                app_waiting,
+                "",
+                "Init:Signal:9",
+            ),
+            (
+                init2,
+                r#"[{"name":"a","state":{"terminated":{"exitCode":1,"reason":"Error"}}},{"name":"b","state":{"waiting":{}}}]"#,
+                app_waiting,
+                "",
+                "Init:Error",
+            ),
+            (
+                sidecar,
+                &format!(
+                    r#"[{{"name":"proxy","started":true,"ready":true,"state":{run}}},{{"name":"b","state":{run}}}]"#
+                ),
+                app_waiting,
+                "",
+                "Init:1/2",
+            ),
+            (
+                sidecar,
+                &format!(
+                    r#"[{{"name":"proxy","started":false,"state":{run}}},{{"name":"b","state":{{"waiting":{{"reason":"PodInitializing"}}}}}}]"#
+                ),
+                app_waiting,
+                "",
+                "Init:0/2",
+            ),
+            (
+                init2,
+                &format!(r#"[{{"name":"a","state":{done}}},{{"name":"b","state":{done}}}]"#),
+                r#"[{"name":"app","state":{"waiting":{"reason":"CreateContainerConfigError"}}}]"#,
+                "",
+                "CreateContainerConfigError",
+            ),
+            ("", "[]", r#"[{"name":"app","state":{"terminated":{"exitCode":2}}}]"#, "", "ExitCode:2"),
+            (
+                "",
+                "[]",
+                &format!(r#"[{{"name":"app","ready":true,"state":{run}}},{{"name":"job","state":{done}}}]"#),
+                r#","conditions":[{"type":"Ready","status":"False"}]"#,
+                "NotReady",
+            ),
+            (
+                "",
+                "[]",
+                &format!(r#"[{{"name":"app","ready":true,"state":{run}}},{{"name":"job","state":{done}}}]"#),
+                r#","conditions":[{"type":"Ready","status":"True"}]"#,
+                "Running",
+            ),
+            (
+                "",
+                "[]",
+                "[]",
+                r#","conditions":[{"type":"PodScheduled","status":"False","reason":"SchedulingGated"}]"#,
+                "SchedulingGated",
+            ),
+            ("", "[]", "[]", "", "Pending"),
+        ];
+        for (spec, inits, apps, extra, want) in cases {
+            let sep = if spec.is_empty() { "" } else { "," };
+            let json = format!(
+                r#"{{"metadata":{{"name":"p"}},"spec":{{"containers":[{{"name":"app","image":"i"}}]{sep}{spec}}},"status":{{"phase":"Pending","initContainerStatuses":{inits},"containerStatuses":{apps}{extra}}}}}"#
+            );
+            let pod: Pod = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{json}: {e}"));
+            assert_eq!(pod.display_state(), *want, "{json}");
+        }
+        // Deletion: Terminating unless finished; Unknown when the node controller deleted it as NodeLost.
+        let del = |phase: &str, reason: &str| -> String {
+            let json = format!(
+                r#"{{"metadata":{{"name":"p","deletionTimestamp":"2024-06-03T09:00:00Z"}},"status":{{"phase":"{phase}","reason":"{reason}"}}}}"#
+            );
+            serde_json::from_str::<Pod>(&json).unwrap().display_state()
+        };
+        assert_eq!(del("Running", ""), "Terminating");
+        assert_eq!(del("Running", "NodeLost"), "Unknown");
+        assert_eq!(del("Succeeded", ""), "Succeeded");
     }
 
     #[test]

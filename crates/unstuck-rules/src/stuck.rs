@@ -132,8 +132,15 @@ pub struct StuckPod<'a> {
 }
 
 impl StuckPod<'_> {
-    /// `kubectl get` style state string.
+    /// `kubectl get` style state string: kubectl's own (`Init:0/1`, `Init:CrashLoopBackOff`) while an init
+    /// container holds the pod.
     pub fn state_str(&self) -> String {
+        if !matches!(self.state, StuckState::Terminating | StuckState::Unschedulable | StuckState::Evicted) {
+            let shown = self.pod.display_state();
+            if shown.starts_with("Init:") {
+                return shown;
+            }
+        }
         match &self.state {
             StuckState::Terminating => "Terminating".into(),
             StuckState::ContainerCreating => "ContainerCreating".into(),

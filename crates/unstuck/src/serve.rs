@@ -254,8 +254,9 @@ async fn shutdown() {
 async fn evaluate_forever(live: Arc<Live>, app: Arc<App>, a: ServeArgs, node_logs: Option<PathBuf>) {
     let log_dir = std::env::temp_dir().join(format!("unstuck-serve-logs-{}", std::process::id()));
     let mut fetched: BTreeMap<String, Instant> = BTreeMap::new();
-    // Crashed runs read through pods/log (--container-logs): read again only after a restart.
-    let mut runs = unstuck_live::RunCache::default();
+    // Crashed runs read through pods/log (--container-logs): read again only after a restart; a running
+    // init container's output (it grows) at most every --log-refresh, as node logs are.
+    let mut runs = unstuck_live::RunCache::new(a.log_refresh);
     let mut last_set: BTreeSet<(String, String)> = BTreeSet::new();
     let mut ev = Evaluator::new(a.cfg.clone(), a.opts.clone(), live.server.clone());
     // The last full evaluation's report: what was read and its warnings stand for the incremental ones.
