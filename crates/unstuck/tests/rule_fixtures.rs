@@ -787,6 +787,11 @@ fn container_config_error_names_what_is_missing() {
         );
         assert_eq!(finding(p, vec![]).map(|(r, _)| r).as_deref(), Some("container-config-error"), "{reason}");
     }
+    // The kubelet's own watch did not sync (kubernetes#117972): told apart, nothing to create.
+    let p = waiting("CreateContainerConfigError", "failed to sync secret cache: timed out waiting for the condition");
+    let s = summary(p);
+    assert!(s.contains("the kubelet's Secret cache did not sync in time") && s.contains("nothing is missing"), "{s}");
+    assert!(!s.contains("does not exist"), "{s}");
     // The kubelet's Failed event is cited, and names the problem when the status carries no message.
     let uid = cart["metadata"]["uid"].clone();
     let failed = json!({"kind": "Event", "metadata": {"name": "cart.failed", "namespace": "shop"},

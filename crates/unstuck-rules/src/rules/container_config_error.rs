@@ -12,7 +12,9 @@ declare_rule! {
     /// the container's configuration — a ConfigMap, Secret or key its environment refers to is missing
     /// (`configmap "app-config" not found`, `couldn't find key password in Secret shop/db`), or
     /// `runAsNonRoot` is set for an image that runs as root — or the runtime refuses to create or start it
-    /// (`failed to reserve container name`, a mount source or executable that does not exist).
+    /// (`failed to reserve container name`, a mount source or executable that does not exist). A message
+    /// `failed to sync secret cache: timed out waiting for the condition` (or `configmap`) is told apart:
+    /// nothing is missing, the kubelet's own watch of the object did not sync in time.
     ///
     /// ## Why it matters
     /// The kubelet tries again at every sync, and nothing changes until the missing object appears or the
@@ -32,6 +34,10 @@ declare_rule! {
     /// 4. Otherwise fix what the runtime refuses (command, volume `subPath`, security context) and roll out
     ///    again; `failed to reserve container name` means an earlier create call for the same container is
     ///    still pending in containerd, a slow runtime (see runtime-unresponsive).
+    /// 5. `failed to sync … cache`: do not create anything. The kubelet starts a watch for an object no pod on
+    ///    the node used for a while and gives up after a short wait; it usually succeeds at the next attempt.
+    ///    When it lasts, look at the kubelet's connection to the API server on that node (its log, API
+    ///    server throttling, the node authorizer); a replacement pod starts the watch again.
     ///
     /// ## References
     /// - kubelet `pkg/kubelet/kubelet_pods.go` `makeEnvironmentVariables` (`couldn't find key %v in
@@ -39,6 +45,9 @@ declare_rule! {
     ///   (`CreateContainerConfigError`, `CreateContainerError`, `RunContainerError`).
     /// - https://kubernetes.io/docs/tasks/configure-pod-container/configure-pod-configmap/
     /// - https://kubernetes.io/docs/concepts/configuration/secret/
+    /// - https://github.com/kubernetes/kubernetes/issues/117972 (`failed to sync secret cache: timed out
+    ///   waiting for the condition` when the kubelet's watch restarts),
+    ///   https://github.com/Shopify/krane/pull/886 (the same in `CreateContainerConfigError`, clears by itself)
     pub static RULE = {
         id: "container-config-error",
         summary: "A container cannot be created or started from its spec (missing ConfigMap/Secret/key, refused config)",
@@ -69,6 +78,11 @@ enum Problem {
     RunsAsRoot,
     /// containerd: `failed to reserve container name …`.
     NameReserved,
+    /// The kubelet: `failed to sync secret cache: timed out waiting for the condition` (its watch of the
+    /// object did not sync in time; the object may well exist).
+    CacheSync {
+        kind: &'static str,
+    },
     Other,
 }
 
@@ -122,6 +136,11 @@ fn problem(message: &str) -> Problem {
     }
     if lower.contains("failed to reserve container name") {
         return Problem::NameReserved;
+    }
+    for (word, kind) in [("secret", "Secret"), ("configmap", "ConfigMap")] {
+        if lower.contains(&format!("failed to sync {word} cache")) {
+            return Problem::CacheSync { kind };
+        }
     }
     Problem::Other
 }
@@ -218,6 +237,23 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 ),
             ],
         ),
+        Problem::CacheSync { kind } => (
+            format!(
+                "{who}: the kubelet's {kind} cache did not sync in time ({reason}: failed to sync {} cache); nothing is missing",
+                kind.to_ascii_lowercase()
+            ),
+            vec![
+                describe,
+                StepDraft::config(format!(
+                    "Do not create or change the {kind}: the kubelet gave up waiting for its own watch of it, and usually succeeds at its next attempt"
+                )),
+                StepDraft::config(format!(
+                    "If it lasts, look at the kubelet's connection to the API server on {} (its log around 'failed to sync {} cache', API server throttling, the node authorizer); a replacement pod starts the watch again",
+                    if pod.spec.node_name.is_empty() { "the node" } else { pod.spec.node_name.as_str() },
+                    kind.to_ascii_lowercase()
+                )),
+            ],
+        ),
         Problem::Other => (
             format!("{who} cannot be created or started from its spec ({reason})"),
             vec![
@@ -256,6 +292,12 @@ mod tests {
             (
                 r#"failed to reserve container name "web_web-0_shop_1a2b_0": name "web_web-0_shop_1a2b_0" is reserved for "4f3c""#,
                 Problem::NameReserved,
+            ),
+            // The kubelet's watch did not sync in time (kubernetes#117972, krane#886): nothing is missing.
+            ("failed to sync secret cache: timed out waiting for the condition", Problem::CacheSync { kind: "Secret" }),
+            (
+                "Error: failed to sync configmap cache: timed out waiting for the condition",
+                Problem::CacheSync { kind: "ConfigMap" },
             ),
             // Not a missing object: a secret that is found, a word inside another, a volume's mount error.
             (r#"mysecret "x" not found"#, Problem::Other),
