@@ -503,17 +503,33 @@ mod tests {
         )
     }
 
-    fn read(cache: &mut RunCache, snap: &Snapshot) -> Vec<(RunKey, bool)> {
-        let missing = cache.plan(snap);
-        for ((ns, pod, c), _) in &missing {
+    /// A pod whose init container `wait-db` runs while `app` waits in PodInitializing.
+    fn init_waiting(uid: &str) -> std::sync::Arc<unstuck_model::Pod> {
+        let mut init = (*pod(uid, 0, false)).clone();
+        init.status.init_container_statuses = init.status.container_statuses.clone();
+        init.status.init_container_statuses[0].name = "wait-db".into();
+        init.status.container_statuses.truncate(1);
+        init.status.container_statuses[0].state =
+            serde_json::from_value(serde_json::json!({"waiting": {"reason": "PodInitializing"}})).unwrap();
+        std::sync::Arc::new(init)
+    }
+
+    /// Store a run saying `line` for each container the plan misses.
+    fn store_all(cache: &mut RunCache, missing: &[(RunKey, bool)], line: &str) {
+        for ((ns, pod, c), _) in missing {
             cache.store(unstuck_model::ContainerLog {
                 namespace: ns.clone(),
                 pod: pod.clone(),
                 container: c.clone(),
                 file: "kubectl logs".into(),
-                tail: vec![(Some(1), "FATAL: bad config".into())],
+                tail: vec![(Some(1), line.into())],
             });
         }
+    }
+
+    fn read(cache: &mut RunCache, snap: &Snapshot) -> Vec<(RunKey, bool)> {
+        let missing = cache.plan(snap);
+        store_all(cache, &missing, "FATAL: bad config");
         missing
     }
 
@@ -538,13 +554,7 @@ mod tests {
         assert!(read(&mut cache, &snap).is_empty());
         assert!(cache.is_empty() && cache.outputs().next().is_none());
         // An init container the pod waits for: its current output (not a previous run) is read.
-        let mut init = (*pod("u3", 0, false)).clone();
-        init.status.init_container_statuses = init.status.container_statuses.clone();
-        init.status.init_container_statuses[0].name = "wait-db".into();
-        init.status.container_statuses.truncate(1);
-        init.status.container_statuses[0].state =
-            serde_json::from_value(serde_json::json!({"waiting": {"reason": "PodInitializing"}})).unwrap();
-        snap.pods = vec![std::sync::Arc::new(init)];
+        snap.pods = vec![init_waiting("u3")];
         let wait = ("shop".to_string(), "worker-0".to_string(), "wait-db".to_string());
         assert_eq!(read(&mut cache, &snap), [(wait, false)]);
     }
@@ -554,25 +564,10 @@ mod tests {
         let t0 = std::time::Instant::now();
         let refresh = std::time::Duration::from_secs(300);
         let mut cache = RunCache::new(refresh);
-        let mut init = (*pod("u3", 0, false)).clone();
-        init.status.init_container_statuses = init.status.container_statuses.clone();
-        init.status.init_container_statuses[0].name = "wait-db".into();
-        init.status.container_statuses.truncate(1);
-        init.status.container_statuses[0].state =
-            serde_json::from_value(serde_json::json!({"waiting": {"reason": "PodInitializing"}})).unwrap();
-        let looping = pod("u1", 6, true);
-        let snap = Snapshot { pods: vec![std::sync::Arc::new(init), looping], ..Default::default() };
+        let snap = Snapshot { pods: vec![init_waiting("u3"), pod("u1", 6, true)], ..Default::default() };
         let at = |cache: &mut RunCache, secs: u64| {
             let missing = cache.plan_at(&snap, t0 + std::time::Duration::from_secs(secs));
-            for ((ns, pod, c), _) in &missing {
-                cache.store(unstuck_model::ContainerLog {
-                    namespace: ns.clone(),
-                    pod: pod.clone(),
-                    container: c.clone(),
-                    file: "kubectl logs".into(),
-                    tail: vec![(Some(1), format!("line at {secs}s"))],
-                });
-            }
+            store_all(cache, &missing, &format!("line at {secs}s"));
             missing.into_iter().map(|((_, _, c), previous)| (c, previous)).collect::<Vec<_>>()
         };
         let wait = ("wait-db".to_string(), false);
