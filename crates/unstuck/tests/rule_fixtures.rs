@@ -11,6 +11,14 @@ fn items(p: &std::path::Path) -> Vec<Value> {
 }
 
 /// Diagnose a set of objects (as one kubectl List) at `now`; returns (rule, subject name) pairs.
+/// The pod named `name` in an example's `file` (`ns/pods.json`).
+fn example_pod(ex: &std::path::Path, file: &str, name: &str) -> Value {
+    items(&ex.join(file))
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {file}"))
+}
+
 fn diagnose(objs: Vec<Value>, now: &str) -> Vec<(String, String)> {
     diagnose_full(objs, now).into_iter().map(|(rule, name, _)| (rule, name)).collect()
 }
@@ -25,10 +33,7 @@ fn with_kind(mut v: Vec<Value>, kind: &str) -> Vec<Value> {
 fn seed000() -> (Vec<Value>, Value) {
     let ex = example("seed-000-poststart-hostpid");
     let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
-    let pod = items(&ex.join("kube-system/pods.json"))
-        .into_iter()
-        .find(|p| p["metadata"]["name"] == "khaos-guardian-x7k2p")
-        .unwrap();
+    let pod = example_pod(&ex, "kube-system/pods.json", "khaos-guardian-x7k2p");
     (nodes, pod)
 }
 
@@ -105,7 +110,7 @@ fn node_lost_needs_a_node_that_stopped_reporting() {
     let now = "2020-05-18T10:30:00Z";
     let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
     let leases = with_kind(items(&ex.join("kube-node-lease/leases.json")), "Lease");
-    let pod = items(&ex.join("ops/pods.json")).into_iter().find(|p| p["metadata"]["name"] == "redis-1").unwrap();
+    let pod = example_pod(&ex, "ops/pods.json", "redis-1");
     let f = diagnose([nodes.clone(), leases.clone(), vec![pod.clone()]].concat(), now);
     assert_eq!(rule_of(&f, "redis-1").as_deref(), Some("node-lost"));
     assert!(f.contains(&("node-lost".into(), "node-10-9-3-21".into())));
@@ -127,10 +132,7 @@ fn finalizer_blocked_needs_the_kubelet_to_be_done() {
     let ex = example("seed-001-node-problems");
     let now = "2023-03-22T16:00:00Z";
     let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
-    let pod = items(&ex.join("finance/pods.json"))
-        .into_iter()
-        .find(|p| p["metadata"]["name"] == "batch-reconcile-28012345-7xkq2")
-        .unwrap();
+    let pod = example_pod(&ex, "finance/pods.json", "batch-reconcile-28012345-7xkq2");
     let name = "batch-reconcile-28012345-7xkq2";
     assert_eq!(
         rule_of(&diagnose([nodes.clone(), vec![pod.clone()]].concat(), now), name).as_deref(),
@@ -295,10 +297,7 @@ fn node_problem_detector_conditions_feed_runtime_unresponsive() {
     let ex = example("mixed-cluster");
     let now = "2024-06-03T12:00:00Z";
     let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
-    let pod = items(&ex.join("shop/pods.json"))
-        .into_iter()
-        .find(|p| p["metadata"]["name"] == "legacy-report-3c2b1a0f9-qqqqq")
-        .unwrap();
+    let pod = example_pod(&ex, "shop/pods.json", "legacy-report-3c2b1a0f9-qqqqq");
     let name = "legacy-report-3c2b1a0f9-qqqqq";
     let node = "ip-10-1-1-12";
     let with = |f: &dyn Fn(&Value) -> Value| -> Vec<Value> {
@@ -389,7 +388,7 @@ fn node_problem_detector_task_hung_events_feed_volume_unmount_hang() {
     let now = "2023-03-22T16:00:00Z";
     let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
     let name = "ledger-export-0";
-    let pod = items(&ex.join("finance/pods.json")).into_iter().find(|p| p["metadata"]["name"] == name).unwrap();
+    let pod = example_pod(&ex, "finance/pods.json", name);
     let node = "v-docker-k7";
     let hung = |at: &str, on: &str, comm: &str| {
         node_event(
@@ -429,7 +428,7 @@ fn stuck_unknown_names_the_nearest_misses() {
     let now = "2024-06-03T12:00:00Z";
     let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
     let name = "legacy-report-3c2b1a0f9-qqqqq";
-    let pod = items(&ex.join("shop/pods.json")).into_iter().find(|p| p["metadata"]["name"] == name).unwrap();
+    let pod = example_pod(&ex, "shop/pods.json", name);
     let misses = |objs: Vec<Value>| -> Vec<String> {
         let f = diagnose_full(objs, now).into_iter().find(|(_, n, _)| n == name).unwrap();
         assert_eq!(f.0, "stuck-unknown");
@@ -456,7 +455,7 @@ fn node_not_ready_events_are_node_lost_only_when_the_kubelet_is_silent() {
     let now = "2024-06-03T12:00:00Z";
     let name = "legacy-report-3c2b1a0f9-qqqqq";
     let node = "ip-10-1-1-12";
-    let mut pod = items(&ex.join("shop/pods.json")).into_iter().find(|p| p["metadata"]["name"] == name).unwrap();
+    let mut pod = example_pod(&ex, "shop/pods.json", name);
     // Deleted by the taint manager (as kube-controller-manager does for a NoExecute not-ready taint too).
     pod["metadata"]["deletionTimestamp"] = json!("2024-06-03T11:51:00Z");
     pod["status"]["conditions"].as_array_mut().unwrap().push(json!({"type": "DisruptionTarget", "status": "True",
@@ -750,10 +749,7 @@ fn container_config_error_names_what_is_missing() {
     let ex = example("mixed-cluster");
     let now = "2024-06-03T12:00:00Z";
     let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
-    let cart = items(&ex.join("shop/pods.json"))
-        .into_iter()
-        .find(|p| p["metadata"]["name"] == "cart-5d8f7b9c6-abcde")
-        .unwrap();
+    let cart = example_pod(&ex, "shop/pods.json", "cart-5d8f7b9c6-abcde");
     let waiting = |reason: &str, msg: &str| {
         let mut p = cart.clone();
         p["status"]["containerStatuses"][0]["state"] = json!({"waiting": {"reason": reason, "message": msg}});
@@ -827,10 +823,7 @@ fn init_container_waiting_cites_what_it_waits_for() {
     let ex = example("mixed-cluster");
     let now = "2024-06-03T12:00:00Z";
     let nodes = with_kind(items(&ex.join("nodes.json")), "Node");
-    let cart = items(&ex.join("shop/pods.json"))
-        .into_iter()
-        .find(|p| p["metadata"]["name"] == "cart-5d8f7b9c6-abcde")
-        .unwrap();
+    let cart = example_pod(&ex, "shop/pods.json", "cart-5d8f7b9c6-abcde");
     // As the kubelet reports a pod whose init container `wait-db` loops: Initialized False, the app
     // container waiting PodInitializing.
     let initializing = |init_state: Value, restarts: i64| {
