@@ -452,10 +452,20 @@ impl Pod {
             .map(|c| c.name.as_str())
             .collect()
     }
-    /// An init container still running while the app containers wait for it (`Init:N/M`).
+    /// An init container still running while the app containers wait for it (`Init:N/M`). A sidecar (a
+    /// restartable init container) that has started runs for the pod's life by design: not it.
     pub fn running_init_container(&self) -> Option<&ContainerStatus> {
         let app_started = self.status.container_statuses.iter().any(|c| c.state.waiting.is_none());
-        self.status.init_container_statuses.iter().find(|c| c.state.running.is_some()).filter(|_| !app_started)
+        self.status
+            .init_container_statuses
+            .iter()
+            .find(|c| c.state.running.is_some() && !self.started_sidecar(c))
+            .filter(|_| !app_started)
+    }
+    /// A restartable init container (`restartPolicy: Always`) whose startup has passed.
+    fn started_sidecar(&self, c: &ContainerStatus) -> bool {
+        c.started == Some(true)
+            && self.spec.init_containers.iter().any(|s| s.name == c.name && s.restart_policy == "Always")
     }
     /// The containers whose own output a rule cites: the crash-looping ones, and an init container the
     /// pod still waits for.
@@ -540,12 +550,9 @@ impl Pod {
         if self.condition("PodScheduled").is_some_and(|c| c.reason == "SchedulingGated") {
             reason = "SchedulingGated".into();
         }
-        let sidecar =
-            |name: &str| self.spec.init_containers.iter().any(|c| c.name == name && c.restart_policy == "Always");
         let mut initializing = false;
         for (i, c) in st.init_container_statuses.iter().enumerate() {
-            let done = c.state.terminated.as_ref().is_some_and(|t| t.exit_code == 0)
-                || (sidecar(&c.name) && c.started == Some(true));
+            let done = c.state.terminated.as_ref().is_some_and(|t| t.exit_code == 0) || self.started_sidecar(c);
             if done {
                 continue;
             }
@@ -988,6 +995,24 @@ mod tests {
         assert_eq!(del("Running", ""), "Terminating");
         assert_eq!(del("Running", "NodeLost"), "Unknown");
         assert_eq!(del("Succeeded", ""), "Succeeded");
+    }
+
+    /// The init container a pod waits for: a running one, not a started sidecar (it runs for the pod's life).
+    #[test]
+    fn a_started_sidecar_is_not_the_init_container_waited_for() {
+        let pod = |started: bool, next: &str| -> Pod {
+            serde_json::from_str(&format!(
+                r#"{{"spec":{{"initContainers":[{{"name":"proxy","restartPolicy":"Always"}},{{"name":"wait-db"}}],"containers":[{{"name":"app"}}]}},
+                "status":{{"phase":"Pending","initContainerStatuses":[{{"name":"proxy","started":{started},"state":{{"running":{{}}}}}},{{"name":"wait-db","state":{next}}}],
+                "containerStatuses":[{{"name":"app","state":{{"waiting":{{"reason":"PodInitializing"}}}}}}]}}}}"#
+            ))
+            .unwrap()
+        };
+        let waited = |p: &Pod| p.running_init_container().map(|c| c.name.to_string());
+        assert_eq!(waited(&pod(true, r#"{"running":{}}"#)).as_deref(), Some("wait-db"));
+        assert_eq!(waited(&pod(true, r#"{"waiting":{"reason":"PodInitializing"}}"#)), None);
+        // A sidecar whose startup has not passed holds the pod.
+        assert_eq!(waited(&pod(false, r#"{"waiting":{"reason":"PodInitializing"}}"#)).as_deref(), Some("proxy"));
     }
 
     #[test]

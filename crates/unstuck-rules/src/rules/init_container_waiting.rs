@@ -6,7 +6,9 @@ use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraf
 declare_rule! {
     /// ## What it detects
     /// Pods stuck in `Init:N/M` because an init container is still running: it started, never exited,
-    /// and is not restarting (a crash-looping init container is `crash-loop`'s).
+    /// and is not restarting (a crash-looping init container is `crash-loop`'s). A sidecar (an init
+    /// container with `restartPolicy: Always`) that has started runs for the pod's life and is not one; one
+    /// whose startup probe has not passed holds the pod like any other.
     ///
     /// ## Why it matters
     /// Init containers run one at a time, each to a successful exit, before any app container starts.
