@@ -257,7 +257,10 @@ impl<'o> Collector<'o> {
         for w in warnings {
             self.warn(w);
         }
-        crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now, self.collected_at, self.clock);
+        let (files, tz) = (&self.log_files, &self.opts.log_tz);
+        crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now, self.collected_at, self.clock, || {
+            logs::newest_log_time(files, tz)
+        });
         self.snap.source.kinds = self.kinds.iter().cloned().collect();
         self.snap.source.log_files = self.log_files.len();
         if !self.log_files.is_empty() {

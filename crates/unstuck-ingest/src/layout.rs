@@ -23,10 +23,12 @@ pub enum Format {
     NodeLogDirs,
     /// `sos report` of one node.
     SosReport,
+    /// A node's log file given by path (`kubelet.log`, `/var/log/messages`, `journalctl` output).
+    NodeLogFile,
 }
 
 impl Format {
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::ClusterInfoDump,
         Format::SupportBundle,
         Format::MustGather,
@@ -34,6 +36,7 @@ impl Format {
         Format::AksPeriscope,
         Format::NodeLogDirs,
         Format::SosReport,
+        Format::NodeLogFile,
     ];
 
     pub fn name(self) -> &'static str {
@@ -45,6 +48,7 @@ impl Format {
             Format::AksPeriscope => "AKS Periscope",
             Format::NodeLogDirs => "node log directories (kind export logs, k3s, RKE2)",
             Format::SosReport => "sos report",
+            Format::NodeLogFile => "node log files",
         }
     }
 
@@ -60,6 +64,7 @@ impl Format {
             Format::AksPeriscope => "aks-periscope/<node>/ with collector output files",
             Format::NodeLogDirs => "<node>/kubelet.log, <node>/containerd.log, <node>/journal.log",
             Format::SosReport => "sos_commands/, sos_reports/, proc/, var/log/",
+            Format::NodeLogFile => "a file named kubelet.log, messages, syslog… or whose first line is a log line",
         }
     }
 
@@ -74,6 +79,7 @@ impl Format {
             Format::AksPeriscope => &[NodeLogs],
             Format::NodeLogDirs => &[NodeLogs],
             Format::SosReport => &[NodeLogs, Processes, Sysctls, Mounts],
+            Format::NodeLogFile => &[NodeLogs],
         }
     }
 }

@@ -161,6 +161,10 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
             }
             None => {
                 c.set_source("files", p);
+                if tree::is_loose_node_log(p)? {
+                    tree::read_loose_log(p, c);
+                    return Ok(());
+                }
                 return api::read_loose_file(p, c);
             }
         }
@@ -283,6 +287,7 @@ pub(crate) fn settle_now(
     manifest: Option<Time>,
     collected: Option<Time>,
     clock: bool,
+    logs: impl FnOnce() -> Option<(Time, bool)>,
 ) {
     let (t, src) = if let Some(t) = flag {
         (Some(t), NowSource::Flag)
@@ -294,6 +299,14 @@ pub(crate) fn settle_now(
         (Some(t), NowSource::NewestTimestamp)
     } else if let Some(t) = collected {
         (Some(t), NowSource::CollectionDate)
+    } else if let Some((t, year_from_clock)) = logs() {
+        if year_from_clock {
+            snap.source.warnings.push(
+                "no API object and no node log line with a year: the capture time is the newest log line's, in the clock's year"
+                    .into(),
+            );
+        }
+        (Some(t), NowSource::NewestLogLine)
     } else {
         snap.source.warnings.push("no timestamp in the input: using the current time as capture time".into());
         (Some(Time::now()), NowSource::Clock)

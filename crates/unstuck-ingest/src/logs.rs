@@ -29,6 +29,44 @@ pub struct LogFileHits {
     pub hits: Vec<OwnedHit>,
     pub warnings: Vec<String>,
     pub bytes: u64,
+    /// The file's last line (capped): dates node logs read without the API (see [`newest_log_time`]).
+    pub last_line: Vec<u8>,
+}
+
+/// Bytes of a file's last line kept for dating.
+const KEEP_LAST: usize = 4096;
+
+/// The last non-empty line of `b`, capped to [`KEEP_LAST`] bytes.
+fn last_line_of(b: &[u8]) -> Vec<u8> {
+    let b = b.strip_suffix(b"\n").unwrap_or(b);
+    let b = b.strip_suffix(b"\r").unwrap_or(b);
+    let start = memchr::memrchr(b'\n', b).map_or(0, |i| i + 1);
+    b[start..b.len().min(start + KEEP_LAST)].to_vec()
+}
+
+/// When node logs read without any API object were written up to: the newest time among every file's
+/// hit lines and last line. Lines that carry a year (RFC 3339, logfmt `time=`, journald's ISO form)
+/// decide the year of those that do not (syslog, klog), which are placed at or before the newest of
+/// them; with no such line at all, the year is the clock's (`true` is returned then).
+pub(crate) fn newest_log_time(files: &[LogFileHits], tz: &jiff::tz::TimeZone) -> Option<(Time, bool)> {
+    let lines = || files.iter().flat_map(|f| f.hits.iter().map(|h| h.line.as_slice()).chain([f.last_line.as_slice()]));
+    let newest = |ctx: &TimeCtx, dated_only: bool| {
+        lines()
+            .filter(|l| !l.is_empty())
+            .filter_map(|l| {
+                let (t, inferred) = best_time(ctx, &parse_line(ctx, l));
+                t.filter(|_| !(dated_only && inferred))
+            })
+            .max()
+    };
+    let clock = TimeCtx { reference: jiff::Timestamp::now(), tz: tz.clone() };
+    match newest(&clock, true) {
+        Some(dated) => {
+            let ctx = TimeCtx { reference: dated, tz: tz.clone() };
+            newest(&ctx, false).map(|t| (t.max(dated), false))
+        }
+        None => newest(&clock, false).map(|t| (t, true)),
+    }
 }
 
 /// Bytes of a line kept for attribution (the evidence text is cut shorter).
@@ -141,6 +179,7 @@ pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, ro
             }
             let hits = &mut out.hits;
             scan_slice(cat, bytes, 1, &mut |h: RawHit<'_>| collect_hit(hits, h));
+            out.last_line = last_line_of(bytes);
             bytes.len() as u64
         });
         match res {
@@ -158,6 +197,7 @@ pub(crate) fn scan_file(cat: &Catalog, limits: &Limits, node: &str, p: &Path, ro
             }
             let hits = &mut out.hits;
             scan_slice(cat, &m, 1, &mut |h: RawHit<'_>| collect_hit(hits, h));
+            out.last_line = last_line_of(&m);
         }
         Err(_) => scan_stream(cat, limits, f, &mut out),
     }
@@ -188,7 +228,7 @@ pub(crate) fn with_file_bytes<T>(mut file: fs::File, len: u64, f: impl FnOnce(&[
 
 /// Scan a stream (a gzip member, an archive entry).
 pub(crate) fn scan_stream(cat: &Catalog, limits: &Limits, r: impl Read, out: &mut LogFileHits) {
-    let mut r = HeadOf { inner: r, head: Vec::new() };
+    let mut r = HeadOf { inner: r, head: Vec::new(), tail: Vec::new() };
     let hits = &mut out.hits;
     let res = scan_reader(
         cat,
@@ -199,6 +239,7 @@ pub(crate) fn scan_stream(cat: &Catalog, limits: &Limits, r: impl Read, out: &mu
     if let Some(w) = unstuck_logs::sniff(&r.head) {
         out.warnings.push(format!("{}: {w}", out.file));
     }
+    out.last_line = last_line_of(&r.tail);
     match res {
         Ok(s) => {
             out.bytes = s.bytes;
@@ -219,10 +260,12 @@ pub(crate) fn scan_stream(cat: &Catalog, limits: &Limits, r: impl Read, out: &mu
     }
 }
 
-/// A reader that keeps a copy of the first bytes it hands out (for [`unstuck_logs::sniff`]).
+/// A reader that keeps a copy of the first bytes it hands out (for [`unstuck_logs::sniff`]) and of the
+/// last ones (for the last line).
 struct HeadOf<R> {
     inner: R,
     head: Vec<u8>,
+    tail: Vec<u8>,
 }
 
 impl<R: Read> Read for HeadOf<R> {
@@ -230,6 +273,16 @@ impl<R: Read> Read for HeadOf<R> {
         let n = self.inner.read(buf)?;
         let room = unstuck_logs::sniff::HEAD.saturating_sub(self.head.len());
         self.head.extend_from_slice(&buf[..n.min(room)]);
+        // The last 2 × KEEP_LAST bytes: room for the last line and the newline that ends it.
+        let got = &buf[..n];
+        if got.len() >= 2 * KEEP_LAST {
+            self.tail.clear();
+            self.tail.extend_from_slice(&got[got.len() - 2 * KEEP_LAST..]);
+        } else {
+            self.tail.extend_from_slice(got);
+            let over = self.tail.len().saturating_sub(2 * KEEP_LAST);
+            self.tail.drain(..over);
+        }
         Ok(n)
     }
 }

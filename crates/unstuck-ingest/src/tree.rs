@@ -358,6 +358,39 @@ fn host_from_info(b: &[u8]) -> Option<String> {
     v.get("name")?.as_str().map(str::to_string)
 }
 
+/// A single file given on the command line that is a node log, not kubectl output: named like one
+/// (`kubelet.log`, `messages`, `syslog`…) or its first line read as a log line (syslog, journald, klog,
+/// logfmt); JSON only when it is a `journalctl -o json` export.
+pub(crate) fn is_loose_node_log(p: &Path) -> Result<bool, IngestError> {
+    let mut head = Vec::with_capacity(4096);
+    let f = fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
+    f.take(4096).read_to_end(&mut head).map_err(|e| IngestError::io(p, e))?;
+    use unstuck_logs::format::{parse_line, Format, TimeCtx};
+    let first = head.split(|&b| b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(&[]);
+    let format = parse_line(&TimeCtx::utc(jiff::Timestamp::now()), first).format;
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        None | Some(b'[') => return Ok(false),
+        // JSON: only a `journalctl -o json` export is a log.
+        Some(b'{') => return Ok(format == Format::JournalJson),
+        Some(_) => {}
+    }
+    let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(crate::layout::is_node_log_name(&name) || format != Format::Unknown)
+}
+
+/// Scan a loose node log file: each line's host column names its node (a klog file without one goes
+/// to `(unknown host)`). Problems reading it become warnings, as for any node log.
+pub(crate) fn read_loose_log(p: &Path, c: &mut Collector) {
+    if !c.opts.logs {
+        return;
+    }
+    let shown = p.display().to_string();
+    let mut out = crate::logs::scan_file(&c.opts.catalog, &c.limits(), PER_LINE, p, "");
+    out.file = shown;
+    c.tally.saw(&Routed { format: Some(layout::Format::NodeLogFile), route: Route::Ignore });
+    c.log_files.push(out);
+}
+
 /// Split a journal merged from several nodes into one file's hits per node, by each line's host column.
 fn split_per_line(f: LogFileHits, tz: &jiff::tz::TimeZone) -> Vec<LogFileHits> {
     let ctx = unstuck_logs::format::TimeCtx { reference: jiff::Timestamp::now(), tz: tz.clone() };
@@ -381,6 +414,7 @@ fn split_per_line(f: LogFileHits, tz: &jiff::tz::TimeZone) -> Vec<LogFileHits> {
         Some(first) => {
             first.warnings = f.warnings;
             first.bytes = f.bytes;
+            first.last_line = f.last_line;
         }
         None => out.push(LogFileHits { hits: Vec::new(), ..f }),
     }

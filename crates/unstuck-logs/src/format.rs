@@ -238,11 +238,17 @@ fn journal_json(line: &[u8]) -> Option<Line<'_>> {
         .trim_end_matches(".service")
         .as_bytes()
         .to_vec();
+    // The host, borrowed from the line (`journalctl -o json` writes `"_HOSTNAME":"name"`, no escapes in a
+    // host name).
+    let host = memchr::memmem::find(line, br#""_HOSTNAME":""#)
+        .map(|i| &line[i + 13..])
+        .and_then(|rest| memchr::memchr(b'"', rest).map(|end| &rest[..end]))
+        .unwrap_or(b"");
     Some(Line {
         format: Format::JournalJson,
         time,
         inferred: false,
-        host: b"",
+        host,
         ident: Cow::Owned(ident),
         message: Cow::Owned(message),
     })
@@ -525,6 +531,15 @@ mod tests {
         };
         let l = parse_line(&c, b"Mar 22 15:23:22 n kubelet: x");
         assert_eq!(l.time.unwrap().to_string(), "2023-03-22T07:23:22Z");
+    }
+
+    #[test]
+    fn journal_json_names_its_host() {
+        let l =
+            parse_line(&ctx(), br#"{"__REALTIME_TIMESTAMP":"1679498602000000","_HOSTNAME":"node-a","MESSAGE":"x"}"#);
+        assert_eq!((l.format, l.host), (Format::JournalJson, &b"node-a"[..]));
+        let l = parse_line(&ctx(), br#"{"__REALTIME_TIMESTAMP":"1679498602000000","MESSAGE":"\"_HOSTNAME\":\"no\""}"#);
+        assert_eq!((l.format, l.host), (Format::JournalJson, &b""[..]));
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub enum NowSource {
     /// When a node collection was taken (a sos report's `sos_commands/date/date_--utc`), for inputs with
     /// no API object to date them.
     CollectionDate,
+    /// The newest node log line, for node logs read with no API object and no collection date.
+    NewestLogLine,
     /// The wall clock (live mode).
     #[default]
     Clock,

@@ -28,7 +28,8 @@ pub struct Report {
     pub kind: &'static str,
     pub generated_by: String,
     pub captured_at: Time,
-    /// `flag` (--now), `bundleManifest` (unstuck-bundle.json), `newestTimestamp`, `clock`.
+    /// `flag` (--now), `bundleManifest` (unstuck-bundle.json), `newestTimestamp`, `collectionDate`,
+    /// `newestLogLine`, `clock`.
     pub captured_at_source: NowSource,
     pub input: Input,
     pub warnings: Vec<String>,
@@ -158,6 +159,7 @@ pub(crate) fn now_source_text(s: NowSource) -> &'static str {
         NowSource::BundleManifest => "capturedAt in unstuck-bundle.json",
         NowSource::NewestTimestamp => "newest timestamp in the bundle",
         NowSource::CollectionDate => "the date the sos report was taken (sos_commands/date)",
+        NowSource::NewestLogLine => "the newest node log line",
         NowSource::Clock => "current time",
     }
 }

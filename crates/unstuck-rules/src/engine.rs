@@ -221,6 +221,7 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     }
 
     // Node findings: what is wrong with a node, and the stuck pods it holds.
+    let pods_read = snap.source.kinds.iter().any(|k| k == "pods") || !snap.pods.is_empty();
     for (name, rule, cause, contributing) in node_causes {
         let h = &cx.health[name];
         let on_node = by_node.get(name).unwrap_or(&no_pods);
@@ -232,6 +233,9 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
             }
         } else if h.not_ready.is_some() {
             "NotReady".to_string()
+        } else if h.node.is_none() {
+            // Nodes were not in the input (node logs alone, or a dump without nodes.json).
+            "Unknown (no Node object in the input)".to_string()
         } else {
             "Ready".to_string()
         };
@@ -244,7 +248,9 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
             stuck_for_seconds: since.map(|t| now.duration_since(t).as_secs()),
             stuck_for: since.map(|t| human(now.duration_since(t))),
             since,
-            summary: if h.pods_total == 0 {
+            summary: if h.pods_total == 0 && !pods_read {
+                format!("{} (pods not in the input)", cause.summary)
+            } else if h.pods_total == 0 {
                 format!("{} (no pods on the node)", cause.summary)
             } else {
                 format!("{} ({} of {} pods on the node stuck)", cause.summary, on_node.len(), h.pods_total)

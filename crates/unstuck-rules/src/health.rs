@@ -61,7 +61,15 @@ pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, Node
     let snap = ix.snap;
     let have_nodes = snap.source.kinds.iter().any(|k| k == "nodes") || !snap.nodes.is_empty();
     let mut out: HashMap<&str, NodeHealth> = HashMap::default();
-    let names = snap.nodes.iter().map(|n| n.metadata.name.as_str()).chain(ix.pods_by_node.keys().copied());
+    // Without the API's node list (node logs alone: a sos report, a node's /var/log), the nodes are the
+    // ones whose logs or node-side facts were read: their log rules still apply. With it, a log directory
+    // naming no Node is not taken for a deleted node (host and node names can differ).
+    let logged = (!have_nodes)
+        .then(|| ix.hits_by_node.keys().copied().chain(snap.node_facts.iter().map(|f| f.node.as_str())))
+        .into_iter()
+        .flatten();
+    let names =
+        snap.nodes.iter().map(|n| n.metadata.name.as_str()).chain(ix.pods_by_node.keys().copied()).chain(logged);
     for name in names {
         if out.contains_key(name) {
             continue;

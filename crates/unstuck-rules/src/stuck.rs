@@ -53,8 +53,8 @@ impl StateKind {
     pub const RESTARTING: &'static [StateKind] = &[StateKind::CrashLoop, StateKind::Waiting];
 
     /// The kind of a STATUS as `kubectl get pods` prints it (`Terminating`, `ContainerCreating`,
-    /// `Init:0/1`, `ImagePullBackOff`, `CrashLoopBackOff`, `Pending`, `Evicted`, …; any case). Another
-    /// waiting reason (`CreateContainerConfigError`, `Unknown`, …) is `Waiting`; `None` for a status that
+    /// `Init:0/1`, `ImagePullBackOff`, `CrashLoopBackOff`, `Pending`, `Evicted`, `Unknown` (a deleted pod on a
+    /// lost node), …; any case). Another waiting reason (`CreateContainerConfigError`, …) is `Waiting`; `None` for a status that
     /// is no stuck state (`Running`, `Completed`, `Succeeded`, empty).
     pub fn of_status(status: &str) -> Option<StateKind> {
         let s = status.trim();
@@ -68,7 +68,8 @@ impl StateKind {
         let is = |w: &str| s.eq_ignore_ascii_case(w);
         Some(if s.is_empty() || ["Running", "Completed", "Succeeded"].iter().any(|w| is(w)) {
             return None;
-        } else if is("Terminating") {
+        } else if is("Terminating") || is("Unknown") {
+            // kubectl prints `Unknown` for a deleted pod the node controller marked `NodeLost`.
             StateKind::Terminating
         } else if is("ContainerCreating") || is("PodInitializing") {
             StateKind::Creating
@@ -142,6 +143,8 @@ impl StuckPod<'_> {
             }
         }
         match &self.state {
+            // kubectl shows a deleted pod the node controller marked `NodeLost` as `Unknown`.
+            StuckState::Terminating if self.pod.status.reason == "NodeLost" => "Unknown".into(),
             StuckState::Terminating => "Terminating".into(),
             StuckState::ContainerCreating => "ContainerCreating".into(),
             StuckState::PodInitializing => self.pod.display_state(),
@@ -271,6 +274,29 @@ pub(crate) fn between_restarts(c: &unstuck_model::ContainerStatus) -> bool {
 mod tests {
     use super::StateKind;
 
+    /// kubectl's STATUS for a deleted pod: `Unknown` once the node controller marked it `NodeLost`, else
+    /// `Terminating`; both are the Terminating kind.
+    #[test]
+    fn a_deleted_pod_marked_node_lost_shows_as_kubectl_shows_it() {
+        let pod = |reason: &str| -> unstuck_model::Pod {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "web-0", "namespace": "default", "uid": "u1",
+                             "creationTimestamp": "2020-05-18T08:00:00Z",
+                             "deletionTimestamp": "2020-05-18T08:18:11Z", "deletionGracePeriodSeconds": 30},
+                "spec": {"nodeName": "n1", "containers": [{"name": "web", "image": "nginx"}]},
+                "status": {"phase": "Running", "reason": reason}
+            }))
+            .unwrap()
+        };
+        let now: unstuck_model::Time = "2020-05-18T10:30:00Z".parse().unwrap();
+        for (reason, shown) in [("NodeLost", "Unknown"), ("", "Terminating")] {
+            let p = pod(reason);
+            let sp = super::classify(&p, now, jiff::SignedDuration::from_secs(300)).unwrap();
+            assert_eq!(sp.state_str(), shown, "{reason:?}");
+            assert_eq!(StateKind::of_status(shown), Some(StateKind::Terminating));
+        }
+    }
+
     #[test]
     fn a_kubectl_status_has_its_kind() {
         for (status, kind) in [
@@ -287,7 +313,8 @@ mod tests {
             ("Pending", Some(StateKind::Unschedulable)),
             ("Evicted", Some(StateKind::Evicted)),
             ("CreateContainerConfigError", Some(StateKind::Waiting)),
-            ("Unknown", Some(StateKind::Waiting)),
+            ("Unknown", Some(StateKind::Terminating)),
+            ("RunContainerError", Some(StateKind::Waiting)),
             (" Running ", None),
             ("Completed", None),
             ("", None),

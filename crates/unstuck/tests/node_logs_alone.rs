@@ -1,0 +1,109 @@
+//! Node logs read without any API object (a node's `/var/log`, logs a colleague attached to a ticket): the
+//! node rules still judge each node from its lines, the capture time comes from the logs, and the report
+//! says what it could not know.
+
+mod common;
+
+use common::{copy_dir, example, report};
+use unstuck_model::NowSource;
+
+fn node_findings(r: &unstuck_report::Report) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = r
+        .findings
+        .iter()
+        .filter(|f| f.subject.kind == "Node")
+        .map(|f| (f.subject.name.clone(), f.rule.clone()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn node_log_directories_alone_are_judged_per_node_and_dated_by_their_newest_line() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&example("seed-001-node-problems").join("_nodes"), dir.path());
+    let r = report(dir.path());
+    assert_eq!(
+        node_findings(&r),
+        [
+            ("v-docker-k6".to_string(), "pid-exhaustion".to_string()),
+            ("v-docker-k7".to_string(), "volume-unmount-hang".to_string()),
+            ("v-docker-k8".to_string(), "runtime-unresponsive".to_string()),
+        ]
+    );
+    // dockerd's `time="2023-03-22T23:23:22+08:00"` lines carry the year; the newest line of all is
+    // the kubelet's syslog line at 15:37 (year-less, placed by them).
+    assert_eq!(r.captured_at_source, NowSource::NewestLogLine);
+    assert_eq!(r.captured_at.to_string(), "2023-03-22T15:37:00Z");
+    assert!(!r.warnings.iter().any(|w| w.contains("clock")), "{:?}", r.warnings);
+    let f = r.findings.iter().find(|f| f.rule == "pid-exhaustion").unwrap();
+    assert_eq!(f.state, "Unknown (no Node object in the input)");
+    assert!(f.summary.ends_with("(pods not in the input)"), "{}", f.summary);
+    assert!(f.stuck_for_seconds.is_some_and(|s| s < 3600), "{:?}", f.stuck_for);
+}
+
+#[test]
+fn a_loose_klog_file_is_read_as_a_node_log_in_the_clocks_year() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("kubelet-node-a.txt");
+    std::fs::write(
+        &p,
+        "I0322 15:10:00.000000    2290 kubelet.go:2290] \"SyncLoop (PLEG): event for pod\" pod=\"default/web-0\"\n\
+         E0322 15:12:00.000000    2290 kubelet.go:2013] \"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active 3m0.611803621s ago; threshold is 3m0s\"\n\
+         I0322 15:14:00.000000    2290 kubelet_node_status.go:70] \"Attempting to register node\" node=\"node-a\"\n",
+    )
+    .unwrap();
+    let r = report(&p);
+    assert_eq!(r.input.format.as_deref(), Some("node log files"));
+    assert_eq!(node_findings(&r), [("(unknown host)".to_string(), "runtime-unresponsive".to_string())]);
+    // No line has a year: the newest line's month, day and time, in the clock's year (or the one before,
+    // so that it is not in the future), with a warning.
+    assert_eq!(r.captured_at_source, NowSource::NewestLogLine);
+    let now = jiff::Timestamp::now();
+    let year = r.captured_at.to_zoned(jiff::tz::TimeZone::UTC).year();
+    assert!(r.captured_at <= now && now.to_zoned(jiff::tz::TimeZone::UTC).year() - year <= 1);
+    assert!(r.captured_at.to_string().ends_with("-03-22T15:14:00Z"), "{}", r.captured_at);
+    assert!(r.warnings.iter().any(|w| w.contains("clock's year")), "{:?}", r.warnings);
+}
+
+#[test]
+fn a_loose_syslog_file_names_its_nodes_by_the_host_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("messages");
+    std::fs::copy(example("seed-001-node-problems").join("_nodes/v-docker-k6/messages"), &p).unwrap();
+    let r = report(&p);
+    assert_eq!(node_findings(&r), [("v-docker-k6".to_string(), "pid-exhaustion".to_string())]);
+}
+
+#[test]
+fn kubectl_output_given_as_a_file_is_not_taken_for_a_log() {
+    let dir = tempfile::tempdir().unwrap();
+    // A YAML manifest with a mistake stays a YAML error (exit 2 in the CLI), naming the file.
+    let bad = dir.path().join("pod.yaml");
+    std::fs::write(&bad, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  labels: {a: b\n").unwrap();
+    let e = unstuck_ingest::load(&[bad.clone()], &unstuck_ingest::Options::default()).unwrap_err();
+    assert!(e.to_string().contains("pod.yaml"), "{e}");
+    // A JSON list is read as objects.
+    let pods = example("seed-001-node-problems").join("finance/pods.json");
+    let snap = common::load(&pods);
+    assert!(!snap.pods.is_empty());
+    assert_eq!(snap.source.log_files, 0);
+}
+
+#[test]
+fn with_the_node_list_a_log_directory_naming_no_node_is_no_node() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&example("seed-001-node-problems"), dir.path());
+    // A host whose directory is named unlike any Node (an FQDN, another cluster's node).
+    let other = dir.path().join("_nodes/other-host.example.com");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("kubelet.log"),
+        "Mar 22 15:30:00 other-host kubelet[2290]: E0322 15:30:00.000000    2290 kubelet.go:2013] \"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active 3m0.6s ago; threshold is 3m0s\"\n",
+    )
+    .unwrap();
+    let r = report(dir.path());
+    assert!(node_findings(&r).iter().all(|(n, _)| !n.starts_with("other-host")), "{:?}", node_findings(&r));
+    assert!(r.findings.iter().all(|f| f.state != "Unknown (no Node object in the input)"));
+    assert_eq!(r.captured_at_source, NowSource::BundleManifest);
+}
