@@ -107,3 +107,13 @@ fn with_the_node_list_a_log_directory_naming_no_node_is_no_node() {
     assert!(r.findings.iter().all(|f| f.state != "Unknown (no Node object in the input)"));
     assert_eq!(r.captured_at_source, NowSource::BundleManifest);
 }
+
+#[test]
+fn a_sos_report_alone_is_judged_as_its_node() {
+    let sos = common::root()
+        .join("crates/unstuck-ingest/tests/data/formats/sos-report/sosreport-ip-10-0-1-23-2026-11-23-kqzwmxb");
+    let r = report(&sos);
+    assert_eq!(node_findings(&r), [("ip-10-0-1-23.ec2.internal".to_string(), "volume-unmount-hang".to_string())]);
+    // Its own `date --utc` dates it, before any log line.
+    assert_eq!(r.captured_at_source, NowSource::CollectionDate);
+}
