@@ -378,8 +378,8 @@ pub(crate) fn is_loose_node_log(p: &Path) -> Result<bool, IngestError> {
     Ok(crate::layout::is_node_log_name(&name) || format != Format::Unknown)
 }
 
-/// Scan a loose node log file: each line's host column names its node (a klog file without one goes
-/// to `(unknown host)`). Problems reading it become warnings, as for any node log.
+/// Scan a loose node log file: each line's host column names its node. Problems reading it become
+/// warnings, as for any node log.
 pub(crate) fn read_loose_log(p: &Path, c: &mut Collector) {
     if !c.opts.logs {
         return;
@@ -387,6 +387,13 @@ pub(crate) fn read_loose_log(p: &Path, c: &mut Collector) {
     let shown = p.display().to_string();
     let mut out = crate::logs::scan_file(&c.opts.catalog, &c.limits(), PER_LINE, p, "");
     out.file = shown;
+    // A file whose lines name no host (a bare klog file) is one host's: the single Node of the input, or
+    // a hostname hint, names it, as for a single-node collector.
+    let ctx = unstuck_logs::format::TimeCtx::utc(jiff::Timestamp::now());
+    if !out.hits.is_empty() && out.hits.iter().all(|h| unstuck_logs::format::parse_line(&ctx, &h.line).host.is_empty())
+    {
+        out.node = HOST.to_string();
+    }
     c.tally.saw(&Routed { format: Some(layout::Format::NodeLogFile), route: Route::Ignore });
     c.log_files.push(out);
 }

@@ -55,7 +55,8 @@ fn a_loose_klog_file_is_read_as_a_node_log_in_the_clocks_year() {
     .unwrap();
     let r = report(&p);
     assert_eq!(r.input.format.as_deref(), Some("node log files"));
-    assert_eq!(node_findings(&r), [("(unknown host)".to_string(), "runtime-unresponsive".to_string())]);
+    // Its lines name no host, and nothing else does.
+    assert_eq!(node_findings(&r), [("(collector host)".to_string(), "runtime-unresponsive".to_string())]);
     // No line has a year: the newest line's month, day and time, in the clock's year (or the one before,
     // so that it is not in the future), with a warning.
     assert_eq!(r.captured_at_source, NowSource::NewestLogLine);
@@ -116,4 +117,31 @@ fn a_sos_report_alone_is_judged_as_its_node() {
     assert_eq!(node_findings(&r), [("ip-10-0-1-23.ec2.internal".to_string(), "volume-unmount-hang".to_string())]);
     // Its own `date --utc` dates it, before any log line.
     assert_eq!(r.captured_at_source, NowSource::CollectionDate);
+}
+
+#[test]
+fn a_bare_klog_file_given_with_a_single_node_is_that_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let klog = dir.path().join("kubelet.log");
+    std::fs::write(
+        &klog,
+        "E0322 15:30:00.000000    2290 kubelet.go:2013] \"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active 3m0.6s ago; threshold is 3m0s\"\n",
+    )
+    .unwrap();
+    let nodes: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(example("seed-001-node-problems").join("nodes.json")).unwrap()).unwrap();
+    let k8 = nodes["items"].as_array().unwrap().iter().find(|n| n["metadata"]["name"] == "v-docker-k8").unwrap();
+    let one = dir.path().join("node.json");
+    std::fs::write(&one, serde_json::to_vec(k8).unwrap()).unwrap();
+    let snap = unstuck_ingest::load(&[one, klog], &unstuck_ingest::Options::default()).unwrap();
+    let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
+    let r = unstuck_report::Report::new(&snap, d);
+    assert_eq!(node_findings(&r), [("v-docker-k8".to_string(), "runtime-unresponsive".to_string())]);
+    // The Node's own Ready=False message would draw the finding alone: the log line must be cited too.
+    let f = &r.findings[0];
+    assert!(
+        f.evidence.iter().any(|e| e.file.as_deref().is_some_and(|p| p.ends_with("kubelet.log"))),
+        "{:#?}",
+        f.evidence
+    );
 }
