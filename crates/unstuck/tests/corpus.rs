@@ -800,28 +800,14 @@ fn corpus_recall_and_look_alikes() {
          and e, v11 and v12: cases collected after the earlier held-outs had been evaluated; each evaluated once,\n\
          after tuning on everything else, and never tuned on; see the history below).\n\n",
     );
-    doc.push_str(&format!(
-        "| | tuning | held-out |\n|---|---|---|\n| recall (top-1) | {} | {} |\n| look-alikes with no finding | {} | {} |\n\n",
-        totals[0].cell(),
-        totals[1].cell(),
-        look[0].cell(),
-        look[1].cell()
-    ));
-    doc.push_str("## Per rule\n\n| rule | tuning | held-out |\n|---|---|---|\n");
-    for (rule, t) in &per_rule {
-        doc.push_str(&format!("| [`{rule}`](rules/{rule}.md) | {} | {} |\n", t[0].cell(), t[1].cell()));
-    }
-    doc.push_str("\n## Misses\n\n");
-    if misses.is_empty() {
-        doc.push_str("None.\n");
-    } else {
-        doc.push_str("| case | split | state | where | reported | source |\n|---|---|---|---|---|---|\n");
-        misses.sort();
-        for m in &misses {
-            doc.push_str(m);
-            doc.push('\n');
-        }
-    }
+    push_tables(
+        &mut doc,
+        "recall (top-1)",
+        [totals, look],
+        &per_rule,
+        "| case | split | state | where | reported | source |\n|---|---|---|---|---|---|\n",
+        &mut misses,
+    );
     let notes = common::root().join("corpus/accuracy-notes.md");
     if let Ok(n) = std::fs::read_to_string(&notes) {
         doc.push('\n');
@@ -880,6 +866,39 @@ fn partial_evidence_does_not_trigger() {
     elsewhere.state = "crashloop".into();
     let o = run_case(&elsewhere);
     assert_eq!(o.got, "crash-loop", "another cgroup's refused fork");
+}
+
+/// The summary, per-rule and misses tables of a generated accuracy document (`what`: the first row's name).
+fn push_tables(
+    doc: &mut String,
+    what: &str,
+    [totals, look]: [[Tally; 2]; 2],
+    per_rule: &BTreeMap<String, [Tally; 2]>,
+    miss_header: &str,
+    misses: &mut [String],
+) {
+    doc.push_str(&format!(
+        "| | tuning | held-out |\n|---|---|---|\n| {what} | {} | {} |\n| look-alikes with no finding | {} | {} |\n\n",
+        totals[0].cell(),
+        totals[1].cell(),
+        look[0].cell(),
+        look[1].cell()
+    ));
+    doc.push_str("## Per rule\n\n| rule | tuning | held-out |\n|---|---|---|\n");
+    for (rule, t) in per_rule {
+        doc.push_str(&format!("| [`{rule}`](rules/{rule}.md) | {} | {} |\n", t[0].cell(), t[1].cell()));
+    }
+    doc.push_str("\n## Misses\n\n");
+    if misses.is_empty() {
+        doc.push_str("None.\n");
+    } else {
+        doc.push_str(miss_header);
+        misses.sort();
+        for m in misses.iter() {
+            doc.push_str(m);
+            doc.push('\n');
+        }
+    }
 }
 
 /// Write a generated document with `UNSTUCK_BLESS=1`, else fail when the committed one differs.
@@ -1046,28 +1065,14 @@ fn node_logs_alone_on_the_fields_lines() {
          [accuracy.md](accuracy.md)). First evaluated in session 23, on both splits at once, after the\n\
          capability was built on the examples only; nothing has been tuned on these figures.\n\n",
     );
-    doc.push_str(&format!(
-        "| | tuning | held-out |\n|---|---|---|\n| node finding drawn | {} | {} |\n| look-alikes with no finding | {} | {} |\n\n",
-        totals[0].cell(),
-        totals[1].cell(),
-        look[0].cell(),
-        look[1].cell()
-    ));
-    doc.push_str("## Per rule\n\n| rule | tuning | held-out |\n|---|---|---|\n");
-    for (rule, t) in &per_rule {
-        doc.push_str(&format!("| [`{rule}`](rules/{rule}.md) | {} | {} |\n", t[0].cell(), t[1].cell()));
-    }
-    doc.push_str("\n## Misses\n\n");
-    if misses.is_empty() {
-        doc.push_str("None.\n");
-    } else {
-        doc.push_str("| case | split | where | reported | source |\n|---|---|---|---|---|\n");
-        misses.sort();
-        for m in &misses {
-            doc.push_str(m);
-            doc.push('\n');
-        }
-    }
+    push_tables(
+        &mut doc,
+        "node finding drawn",
+        [totals, look],
+        &per_rule,
+        "| case | split | where | reported | source |\n|---|---|---|---|---|\n",
+        &mut misses,
+    );
     doc.push_str(
         "\n## Where it falls short\n\n\
          - `node-lost`: its node finding rests on the API's view of the node (Ready=Unknown, a stale Lease, the\n\
