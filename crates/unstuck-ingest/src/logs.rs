@@ -274,15 +274,8 @@ impl<R: Read> Read for HeadOf<R> {
         let room = unstuck_logs::sniff::HEAD.saturating_sub(self.head.len());
         self.head.extend_from_slice(&buf[..n.min(room)]);
         // The last 2 × KEEP_LAST bytes: room for the last line and the newline that ends it.
-        let got = &buf[..n];
-        if got.len() >= 2 * KEEP_LAST {
-            self.tail.clear();
-            self.tail.extend_from_slice(&got[got.len() - 2 * KEEP_LAST..]);
-        } else {
-            self.tail.extend_from_slice(got);
-            let over = self.tail.len().saturating_sub(2 * KEEP_LAST);
-            self.tail.drain(..over);
-        }
+        self.tail.extend_from_slice(&buf[n.saturating_sub(2 * KEEP_LAST)..n]);
+        self.tail.drain(..self.tail.len().saturating_sub(2 * KEEP_LAST));
         Ok(n)
     }
 }

@@ -358,24 +358,20 @@ fn host_from_info(b: &[u8]) -> Option<String> {
     v.get("name")?.as_str().map(str::to_string)
 }
 
-/// A single file given on the command line that is a node log, not kubectl output: named like one
-/// (`kubelet.log`, `messages`, `syslog`…) or its first line read as a log line (syslog, journald, klog,
-/// logfmt); JSON only when it is a `journalctl -o json` export.
+/// A single file given on the command line that is a node log, not kubectl output: its head reads as a
+/// log ([`unstuck_logs::sniff`]), or it is named like one (`kubelet.log`, `messages`, `syslog`…) and is not
+/// JSON; JSON only when it is a `journalctl -o json` export.
 pub(crate) fn is_loose_node_log(p: &Path) -> Result<bool, IngestError> {
-    let mut head = Vec::with_capacity(4096);
+    let mut head = Vec::with_capacity(unstuck_logs::sniff::HEAD);
     let f = fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
-    f.take(4096).read_to_end(&mut head).map_err(|e| IngestError::io(p, e))?;
-    use unstuck_logs::format::{parse_line, Format, TimeCtx};
-    let first = head.split(|&b| b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(&[]);
-    let format = parse_line(&TimeCtx::utc(jiff::Timestamp::now()), first).format;
-    match head.iter().find(|b| !b.is_ascii_whitespace()) {
-        None | Some(b'[') => return Ok(false),
-        // JSON: only a `journalctl -o json` export is a log.
-        Some(b'{') => return Ok(format == Format::JournalJson),
-        Some(_) => {}
-    }
+    f.take(unstuck_logs::sniff::HEAD as u64).read_to_end(&mut head).map_err(|e| IngestError::io(p, e))?;
+    let reads_as_log = unstuck_logs::sniff(&head).is_none();
     let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(crate::layout::is_node_log_name(&name) || format != Format::Unknown)
+    Ok(match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        None | Some(b'[') => false,
+        Some(b'{') => reads_as_log,
+        Some(_) => reads_as_log || crate::layout::is_node_log_name(&name),
+    })
 }
 
 /// Scan a loose node log file: each line's host column names its node. Problems reading it become
@@ -387,25 +383,23 @@ pub(crate) fn read_loose_log(p: &Path, c: &mut Collector) {
     let shown = p.display().to_string();
     let mut out = crate::logs::scan_file(&c.opts.catalog, &c.limits(), PER_LINE, p, "");
     out.file = shown;
-    // A file whose lines name no host (a bare klog file) is one host's: the single Node of the input, or
-    // a hostname hint, names it, as for a single-node collector.
-    let ctx = unstuck_logs::format::TimeCtx::utc(jiff::Timestamp::now());
-    if !out.hits.is_empty() && out.hits.iter().all(|h| unstuck_logs::format::parse_line(&ctx, &h.line).host.is_empty())
-    {
-        out.node = HOST.to_string();
-    }
     c.tally.saw(&Routed { format: Some(layout::Format::NodeLogFile), route: Route::Ignore });
     c.log_files.push(out);
 }
 
+/// Where a merged journal's lines that name no host go (when others do).
+const UNKNOWN_HOST: &str = "(unknown host)";
+
 /// Split a journal merged from several nodes into one file's hits per node, by each line's host column.
+/// A file whose lines name no host at all (a bare klog file) is one host's: named later as a single-node
+/// collector's host is (`resolve_host`).
 fn split_per_line(f: LogFileHits, tz: &jiff::tz::TimeZone) -> Vec<LogFileHits> {
     let ctx = unstuck_logs::format::TimeCtx { reference: jiff::Timestamp::now(), tz: tz.clone() };
     let mut by_host: std::collections::BTreeMap<String, LogFileHits> = Default::default();
     for h in f.hits {
         let line = unstuck_logs::format::parse_line(&ctx, &h.line);
         let host = match String::from_utf8_lossy(line.host).into_owned() {
-            s if s.is_empty() => "(unknown host)".to_string(),
+            s if s.is_empty() => UNKNOWN_HOST.to_string(),
             s => s,
         };
         let e = by_host.entry(host.clone()).or_insert_with(|| LogFileHits {
@@ -415,6 +409,9 @@ fn split_per_line(f: LogFileHits, tz: &jiff::tz::TimeZone) -> Vec<LogFileHits> {
             ..Default::default()
         });
         e.hits.push(h);
+    }
+    if by_host.len() == 1 && by_host.contains_key(UNKNOWN_HOST) {
+        by_host.values_mut().for_each(|e| e.node = HOST.to_string());
     }
     let mut out: Vec<LogFileHits> = by_host.into_values().collect();
     match out.first_mut() {

@@ -33,7 +33,12 @@ pub fn load(p: &Path) -> Snapshot {
 }
 
 pub fn report(p: &Path) -> Report {
-    let snap = load(p);
+    report_of(&[p.to_path_buf()])
+}
+
+/// The report on several inputs read together (`diagnose A B`).
+pub fn report_of(paths: &[PathBuf]) -> Report {
+    let snap = unstuck_ingest::load(paths, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
     let d = unstuck_rules::diagnose(&snap, &Config::default());
     Report::new(&snap, d)
 }

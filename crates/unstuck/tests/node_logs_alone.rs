@@ -4,18 +4,14 @@
 
 mod common;
 
-use common::{copy_dir, example, report};
+use common::{copy_dir, example, report, t, triples};
 use unstuck_model::NowSource;
 
-fn node_findings(r: &unstuck_report::Report) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = r
-        .findings
-        .iter()
-        .filter(|f| f.subject.kind == "Node")
-        .map(|f| (f.subject.name.clone(), f.rule.clone()))
-        .collect();
-    v.sort();
-    v
+/// The kubelet's PLEG line as a bare klog line at `hh:mm:ss` on 22 March (no year, no host).
+fn pleg(hms: &str) -> String {
+    format!(
+        "E0322 {hms}.000000    2290 kubelet.go:2013] \"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active 3m0.611803621s ago; threshold is 3m0s\"\n"
+    )
 }
 
 #[test]
@@ -24,11 +20,11 @@ fn node_log_directories_alone_are_judged_per_node_and_dated_by_their_newest_line
     copy_dir(&example("seed-001-node-problems").join("_nodes"), dir.path());
     let r = report(dir.path());
     assert_eq!(
-        node_findings(&r),
+        triples(&r),
         [
-            ("v-docker-k6".to_string(), "pid-exhaustion".to_string()),
-            ("v-docker-k7".to_string(), "volume-unmount-hang".to_string()),
-            ("v-docker-k8".to_string(), "runtime-unresponsive".to_string()),
+            t("pid-exhaustion", "Node", "v-docker-k6"),
+            t("runtime-unresponsive", "Node", "v-docker-k8"),
+            t("volume-unmount-hang", "Node", "v-docker-k7"),
         ]
     );
     // dockerd's `time="2023-03-22T23:23:22+08:00"` lines carry the year; the newest line of all is
@@ -48,15 +44,19 @@ fn a_loose_klog_file_is_read_as_a_node_log_in_the_clocks_year() {
     let p = dir.path().join("kubelet-node-a.txt");
     std::fs::write(
         &p,
-        "I0322 15:10:00.000000    2290 kubelet.go:2290] \"SyncLoop (PLEG): event for pod\" pod=\"default/web-0\"\n\
-         E0322 15:12:00.000000    2290 kubelet.go:2013] \"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active 3m0.611803621s ago; threshold is 3m0s\"\n\
-         I0322 15:14:00.000000    2290 kubelet_node_status.go:70] \"Attempting to register node\" node=\"node-a\"\n",
+        "I0322 15:10:00.000000    2290 kubelet.go:2290] \"SyncLoop (PLEG): event for pod\" pod=\"default/web-0\"\n".to_string()
+            + &pleg("15:12:00")
+            + "I0322 15:14:00.000000    2290 kubelet_node_status.go:70] \"Attempting to register node\" node=\"node-a\"\n",
     )
     .unwrap();
+    // As a user runs it: a finding, so exit code 1.
+    let (code, out, err) = common::run(&["diagnose", p.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("\"runtime-unresponsive\""), "{out}");
     let r = report(&p);
     assert_eq!(r.input.format.as_deref(), Some("node log files"));
     // Its lines name no host, and nothing else does.
-    assert_eq!(node_findings(&r), [("(collector host)".to_string(), "runtime-unresponsive".to_string())]);
+    assert_eq!(triples(&r), [t("runtime-unresponsive", "Node", "(collector host)")]);
     // No line has a year: the newest line's month, day and time, in the clock's year (or the one before,
     // so that it is not in the future), with a warning.
     assert_eq!(r.captured_at_source, NowSource::NewestLogLine);
@@ -73,7 +73,7 @@ fn a_loose_syslog_file_names_its_nodes_by_the_host_column() {
     let p = dir.path().join("messages");
     std::fs::copy(example("seed-001-node-problems").join("_nodes/v-docker-k6/messages"), &p).unwrap();
     let r = report(&p);
-    assert_eq!(node_findings(&r), [("v-docker-k6".to_string(), "pid-exhaustion".to_string())]);
+    assert_eq!(triples(&r), [t("pid-exhaustion", "Node", "v-docker-k6")]);
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn with_the_node_list_a_log_directory_naming_no_node_is_no_node() {
     )
     .unwrap();
     let r = report(dir.path());
-    assert!(node_findings(&r).iter().all(|(n, _)| !n.starts_with("other-host")), "{:?}", node_findings(&r));
+    assert!(triples(&r).iter().all(|(_, _, n)| !n.starts_with("other-host")), "{:?}", triples(&r));
     assert!(r.findings.iter().all(|f| f.state != "Unknown (no Node object in the input)"));
     assert_eq!(r.captured_at_source, NowSource::BundleManifest);
 }
@@ -114,7 +114,7 @@ fn a_sos_report_alone_is_judged_as_its_node() {
     let sos = common::root()
         .join("crates/unstuck-ingest/tests/data/formats/sos-report/sosreport-ip-10-0-1-23-2026-11-23-kqzwmxb");
     let r = report(&sos);
-    assert_eq!(node_findings(&r), [("ip-10-0-1-23.ec2.internal".to_string(), "volume-unmount-hang".to_string())]);
+    assert_eq!(triples(&r), [t("volume-unmount-hang", "Node", "ip-10-0-1-23.ec2.internal")]);
     // Its own `date --utc` dates it, before any log line.
     assert_eq!(r.captured_at_source, NowSource::CollectionDate);
 }
@@ -123,20 +123,14 @@ fn a_sos_report_alone_is_judged_as_its_node() {
 fn a_bare_klog_file_given_with_a_single_node_is_that_nodes() {
     let dir = tempfile::tempdir().unwrap();
     let klog = dir.path().join("kubelet.log");
-    std::fs::write(
-        &klog,
-        "E0322 15:30:00.000000    2290 kubelet.go:2013] \"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active 3m0.6s ago; threshold is 3m0s\"\n",
-    )
-    .unwrap();
+    std::fs::write(&klog, pleg("15:30:00")).unwrap();
     let nodes: serde_json::Value =
         serde_json::from_slice(&std::fs::read(example("seed-001-node-problems").join("nodes.json")).unwrap()).unwrap();
     let k8 = nodes["items"].as_array().unwrap().iter().find(|n| n["metadata"]["name"] == "v-docker-k8").unwrap();
     let one = dir.path().join("node.json");
     std::fs::write(&one, serde_json::to_vec(k8).unwrap()).unwrap();
-    let snap = unstuck_ingest::load(&[one, klog], &unstuck_ingest::Options::default()).unwrap();
-    let d = unstuck_rules::diagnose(&snap, &unstuck_rules::Config::default());
-    let r = unstuck_report::Report::new(&snap, d);
-    assert_eq!(node_findings(&r), [("v-docker-k8".to_string(), "runtime-unresponsive".to_string())]);
+    let r = common::report_of(&[one, klog]);
+    assert_eq!(triples(&r), [t("runtime-unresponsive", "Node", "v-docker-k8")]);
     // The Node's own Ready=False message would draw the finding alone: the log line must be cited too.
     let f = &r.findings[0];
     assert!(
