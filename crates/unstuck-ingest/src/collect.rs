@@ -52,6 +52,9 @@ pub struct Collector<'o> {
     pub(crate) container_runs: Vec<(crate::layout::RunOutput, unstuck_model::ContainerLog)>,
     /// A dump directory's pods with a crash-looping container (picked by the thread that parsed them).
     crash_looping: Vec<Arc<unstuck_model::Pod>>,
+    /// The pods are in canonical order (a dump directory's parts, each sorted by the thread that read it
+    /// and merged in order), so `finish` does not compare them again.
+    pods_sorted: bool,
 }
 
 impl<'o> Collector<'o> {
@@ -74,6 +77,7 @@ impl<'o> Collector<'o> {
             container_log_bytes: 0,
             container_runs: Vec::new(),
             crash_looping: Vec::new(),
+            pods_sorted: false,
         }
     }
 
@@ -130,6 +134,7 @@ impl<'o> Collector<'o> {
             self.slimmed.extend(api::uid_bits(&pod.metadata.uid));
         }
         self.snap.pods.push(pod);
+        self.pods_sorted = false;
     }
 
     /// Keep one object from the watch store, as a list read would.
@@ -277,7 +282,7 @@ impl<'o> Collector<'o> {
             tracing::debug!(elapsed = ?t.elapsed(), hits = self.snap.log_hits.len(), "log attribution");
         }
         let t = std::time::Instant::now();
-        self.snap.canonicalize();
+        self.snap.canonicalize_with(self.pods_sorted);
         tracing::debug!(elapsed = ?t.elapsed(), "canonicalize");
         Ok(self.snap)
     }
@@ -431,7 +436,9 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
         if parsed.is_none() {
             part.warn(format!("{path}: empty file"));
         }
-        // The pods whose container logs to read, picked while they are fresh in this thread's cache.
+        // In canonical order, and the pods whose container logs to read picked, while they are fresh in
+        // this thread's cache.
+        Snapshot::sort_pods(&mut part.snap.pods);
         part.crash_looping = part.snap.pods.iter().filter(|p| !p.output_containers().is_empty()).cloned().collect();
         Ok(part)
     };
@@ -473,9 +480,18 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     let t1 = std::time::Instant::now();
     let parts: Vec<Collector> = parsed.into_iter().collect::<Result<_, _>>()?;
     c.reserve_for(&parts);
+    // Each part's pods are sorted: all of them are when every part starts at or after the last one's end
+    // (kubectl lists a namespace's pods by name, and the namespaces' directories are read in order).
+    let mut sorted = c.pods_sorted || c.snap.pods.is_empty();
+    let mut last = c.snap.pods.last().cloned();
     for part in parts {
+        if let (Some(l), Some(f)) = (&last, part.snap.pods.first()) {
+            sorted &= unstuck_model::pod_order(l, f).is_le();
+        }
+        last = part.snap.pods.last().cloned().or(last);
         c.merge(part);
     }
+    c.pods_sorted = sorted;
     c.log_files.extend(scanned?);
     // The crash-looping containers' own output (`<ns>/<pod>/logs.txt`), for the few pods that have one.
     let mut warnings = Vec::new();
@@ -509,6 +525,7 @@ impl Collector<'_> {
         let s = &mut self.snap;
         let t = &mut o.snap;
         s.nodes.append(&mut t.nodes);
+        self.pods_sorted &= t.pods.is_empty();
         s.pods.append(&mut t.pods);
         s.raw_pods.append(&mut t.raw_pods);
         s.events.append(&mut t.events);

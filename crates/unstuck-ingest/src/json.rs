@@ -3,7 +3,8 @@
 //! values the model does not keep skipped without building anything).
 //!
 //! It accepts nothing serde_json refuses and reads everything it accepts to the same values: whatever
-//! it does not handle exactly like serde_json — invalid UTF-8 anywhere in the input, numbers with a
+//! it does not handle exactly like serde_json — invalid UTF-8 anywhere in the input (checked inside
+//! strings as they are scanned, kept or skipped; outside them only ASCII is grammar), numbers with a
 //! fraction or an exponent, `-0`, integers beyond 64 bits, lone surrogates in kept strings, nesting
 //! deeper than [`MAX_DEPTH`], any syntax or type error — it refuses, and the caller then asks
 //! serde_json, whose answer (objects or error message with line and column) is final. The unit tests
@@ -40,8 +41,7 @@ const _: () = assert!(MAX_DEPTH < 128);
 
 /// Read one JSON document into `T`, or refuse (see the module documentation).
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Refused> {
-    let text = std::str::from_utf8(bytes).map_err(|_| Refused)?;
-    let mut r = Reader { text, i: 0, depth: 0, scratch: String::new() };
+    let mut r = Reader { bytes, i: 0, depth: 0, scratch: String::new() };
     let v = T::deserialize(&mut r)?;
     match r.peek_non_ws() {
         None => Ok(v),
@@ -50,7 +50,9 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Refused> {
 }
 
 struct Reader<'de> {
-    text: &'de str,
+    /// The input, not known to be UTF-8: every string's bytes are checked as they are scanned
+    /// (`plain_run`), and only checked bytes are read as `str` (`Reader::str`).
+    bytes: &'de [u8],
     i: usize,
     depth: u32,
     scratch: String,
@@ -61,7 +63,8 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// Bytes of `x` that end or interrupt a plain string run: `"`, `\` or a control character (< 0x20).
+/// Bytes of `x` that end or interrupt a plain string run: `"`, `\`, a control character (< 0x20) or a
+/// byte beyond ASCII (checked as UTF-8 by the caller).
 /// Only the lowest flagged byte is exact (borrows may flag bytes above it), which is all we use.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
@@ -70,6 +73,22 @@ fn specials(x: u64) -> u64 {
     zero(x ^ (ONES * u64::from(b'"')))
         | zero(x ^ (ONES * u64::from(b'\\')))
         | (x.wrapping_sub(ONES * 0x20) & !x & HIGHS)
+        | (x & HIGHS)
+}
+
+/// The length of the UTF-8 sequence `b` starts with (its first byte not ASCII), or refused when it is
+/// not one (overlong, a surrogate, beyond U+10FFFF, cut short).
+#[cold]
+fn utf8_char(b: &[u8]) -> R<usize> {
+    let len = match b.first() {
+        Some(0xC2..=0xDF) => 2,
+        Some(0xE0..=0xEF) => 3,
+        Some(0xF0..=0xF4) => 4,
+        _ => return Err(Refused),
+    };
+    let seq = b.get(..len).ok_or(Refused)?;
+    std::str::from_utf8(seq).map_err(|_| Refused)?;
+    Ok(len)
 }
 
 #[inline(always)]
@@ -121,7 +140,8 @@ mod simd {
         i
     }
 
-    /// The first `"`, `\` or control character at or after `i`, or where fewer than a block remain.
+    /// The first `"`, `\`, control character or byte beyond ASCII at or after `i`, or where fewer than a
+    /// block remain.
     #[inline(always)]
     pub(super) fn plain_end(b: &[u8], mut i: usize) -> usize {
         #[cfg(target_arch = "x86_64")]
@@ -136,7 +156,8 @@ mod simd {
                     // Unsigned `v <= 0x1f`: max(v, 0x1f) == 0x1f.
                     let lim = _mm_set1_epi8(0x1f);
                     let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(v, lim), lim);
-                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), ctrl)) as u32
+                    // Or'ed with `v` itself: a byte beyond ASCII (high bit set) ends the run too.
+                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), _mm_or_si128(ctrl, v))) as u32
                 };
                 if m != 0 {
                     return i + m.trailing_zeros() as usize;
@@ -159,7 +180,17 @@ mod simd {
 impl<'de> Reader<'de> {
     #[inline(always)]
     fn bytes(&self) -> &'de [u8] {
-        self.text.as_bytes()
+        self.bytes
+    }
+
+    /// String content from `start` to the cursor, every byte of which `plain_run` passed.
+    #[inline(always)]
+    fn str(&self, start: usize) -> &'de str {
+        let run = &self.bytes[start..self.i];
+        debug_assert!(std::str::from_utf8(run).is_ok());
+        // SAFETY: `plain_run` advances only over ASCII bytes and whole UTF-8 sequences it checked
+        // (`utf8_char`), and every caller's run from `start` was scanned by it alone.
+        unsafe { std::str::from_utf8_unchecked(run) }
     }
 
     /// The next byte that is not JSON whitespace, not consumed; `None` at the end of input.
@@ -205,18 +236,23 @@ impl<'de> Reader<'de> {
         }
     }
 
-    /// Advance over plain string bytes (anything but `"`, `\` and control characters).
+    /// Advance over plain string bytes (anything but `"`, `\` and control characters), checking that
+    /// those beyond ASCII are UTF-8.
     #[inline(always)]
-    fn plain_run(&mut self) {
+    fn plain_run(&mut self) -> R<()> {
         let b = self.bytes();
-        let mut i = simd::plain_end(b, self.i);
-        while let Some(&c) = b.get(i) {
-            if c == b'"' || c == b'\\' || c < 0x20 {
-                break;
+        let mut i = self.i;
+        loop {
+            i = simd::plain_end(b, i);
+            match b.get(i) {
+                Some(&c) if c >= 0x80 => i += utf8_char(&b[i..])?,
+                Some(&c) if c == b'"' || c == b'\\' || c < 0x20 => break,
+                Some(_) => i += 1,
+                None => break,
             }
-            i += 1;
         }
         self.i = i;
+        Ok(())
     }
 
     /// A string whose opening quote was consumed: borrowed from the input when it has no escapes,
@@ -224,16 +260,16 @@ impl<'de> Reader<'de> {
     #[inline(always)]
     fn string(&mut self) -> R<Option<&'de str>> {
         let start = self.i;
-        self.plain_run();
+        self.plain_run()?;
         match self.bytes().get(self.i) {
             Some(b'"') => {
-                let s = self.text.get(start..self.i).ok_or(Refused)?;
+                let s = self.str(start);
                 self.i += 1;
                 Ok(Some(s))
             }
             Some(b'\\') => {
                 self.scratch.clear();
-                self.scratch.push_str(self.text.get(start..self.i).ok_or(Refused)?);
+                self.scratch.push_str(self.str(start));
                 self.escaped_rest()?;
                 Ok(None)
             }
@@ -269,11 +305,11 @@ impl<'de> Reader<'de> {
                 }
                 Some(_) => {
                     let start = self.i;
-                    self.plain_run();
+                    self.plain_run()?;
                     if self.i == start {
                         return Err(Refused); // a control character
                     }
-                    self.scratch.push_str(self.text.get(start..self.i).ok_or(Refused)?);
+                    self.scratch.push_str(self.str(start));
                 }
                 None => return Err(Refused),
             }
@@ -307,7 +343,7 @@ impl<'de> Reader<'de> {
     /// one (escapes well formed, no control characters).
     fn skip_string(&mut self) -> R<()> {
         loop {
-            self.plain_run();
+            self.plain_run()?;
             let b = self.bytes();
             match b.get(self.i) {
                 Some(b'"') => {
@@ -875,6 +911,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn utf8_checked_in_every_string_at_every_offset() {
+        // Valid sequences of each length, and sequences that are not UTF-8 (a lone continuation byte,
+        // overlong forms, a surrogate, beyond U+10FFFF, a sequence cut by the closing quote, bytes no
+        // UTF-8 has), at each offset of strings longer than two blocks, kept and skipped.
+        let valid: [&[u8]; 4] = [b"\xc3\xa9", b"\xe2\x80\x99", b"\xf0\x9f\x98\x80", b"\xf4\x8f\xbf\xbf"];
+        let invalid: [&[u8]; 9] = [
+            b"\x80",
+            b"\xc0\x80",
+            b"\xc1\xbf",
+            b"\xe0\x80\x80",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xe2\x80",
+            b"\xf8\x88\x80\x80\x80",
+            b"\xff",
+        ];
+        for len in 0..40 {
+            for at in 0..=len {
+                for (insert, ok) in valid.iter().map(|v| (v, true)).chain(invalid.iter().map(|v| (v, false))) {
+                    let mut s = b"x".repeat(at);
+                    s.extend_from_slice(insert);
+                    s.extend(b"y".repeat(len - at));
+                    let kept = [&b"{\"name\": \""[..], &s, b"\"}"].concat();
+                    let skipped = [&b"{\"skipped\": [\""[..], &s, b"\"], \"n\": 1}"].concat();
+                    let key = [&b"{\"map\": {\""[..], &s, b"\": 1}}"].concat();
+                    for json in [kept, skipped, key] {
+                        assert_eq!(from_slice::<S>(&json).is_ok(), ok, "{:?}", String::from_utf8_lossy(&json));
+                        if ok {
+                            assert!(check::<S>(std::str::from_utf8(&json).unwrap()));
+                        }
+                    }
+                }
+            }
+        }
+        // Outside strings, a byte beyond ASCII is a syntax error.
+        assert_eq!(from_slice::<S>(b"{\"n\": 1\xc3\xa9}"), Err(Refused));
+        assert_eq!(from_slice::<S>(b"\xef\xbb\xbf{}"), Err(Refused));
     }
 
     #[test]

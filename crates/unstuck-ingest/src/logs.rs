@@ -5,10 +5,11 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use unstuck_logs::format::{best_time, parse_line, TimeCtx};
 use unstuck_logs::scan::{scan_reader, scan_slice, ChunkLimits, RawHit};
 use unstuck_logs::Catalog;
-use unstuck_model::{LogHit, Snapshot, Time};
+use unstuck_model::{LogHit, Pod, Snapshot, Time};
 
 use crate::{IngestError, Limits, Options};
 
@@ -315,11 +316,16 @@ impl<'a> Attribution<'a> {
         // PersistentVolume (`pvc-<claim uid>` when dynamically provisioned), not by the pod.
         let claims: HashMap<(&str, &str), &unstuck_model::Pvc> =
             snap.pvcs.iter().map(|c| ((c.metadata.namespace.as_str(), c.metadata.name.as_str()), c)).collect();
-        for p in &snap.pods {
+        // Picked on both cores: a pass over 150,000 pods is mostly waiting for memory (~13 ms on one).
+        let on_nodes: Vec<&Pod> = snap
+            .pods
+            .par_iter()
+            .with_min_len(4096)
+            .filter(|p| !p.metadata.uid.is_empty() && nodes.contains(p.spec.node_name.as_str()))
+            .map(|p| &**p)
+            .collect();
+        for p in on_nodes {
             let uid = p.metadata.uid.as_str();
-            if uid.is_empty() || !nodes.contains(p.spec.node_name.as_str()) {
-                continue;
-            }
             for v in p.spec.volumes.iter().filter_map(|v| v.persistent_volume_claim.as_ref()) {
                 let Some(c) = claims.get(&(p.metadata.namespace.as_str(), v.claim_name.as_str())) else { continue };
                 if !c.spec.volume_name.is_empty() {

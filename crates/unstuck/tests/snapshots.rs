@@ -38,3 +38,13 @@ fn json() {
         insta::assert_snapshot!(format!("json-{e}"), r.to_json());
     }
 }
+
+/// The report's JSON, its findings written on every core, is byte for byte serde_json's own, with
+/// findings and without (the healthy cluster).
+#[test]
+fn json_is_serde_jsons_own() {
+    for e in EXAMPLES {
+        let r = report(&example(e));
+        assert_eq!(r.to_json(), serde_json::to_string_pretty(&r).unwrap() + "\n", "{e}");
+    }
+}
