@@ -456,15 +456,15 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
             let mut parts: Vec<(usize, Result<Collector, IngestError>)> =
                 rest.par_iter().with_max_len(1).map(|&i| (i, parse(&api_files[i], None))).collect();
             let ts = std::time::Instant::now();
-            let ok = || parts.iter().filter_map(|(_, r)| r.as_ref().ok());
-            let mut settled =
-                FxHashSet::with_capacity_and_hasher(ok().map(|p| p.slimmed.len()).sum(), Default::default());
-            settled.extend(ok().flat_map(|p| &p.slimmed).copied());
-            let settled = Arc::new(settled);
-            tracing::debug!(elapsed = ?ts.elapsed(), "settled set");
-            parts.par_extend(events.par_iter().with_max_len(1).map(|&i| (i, parse(&api_files[i], Some(&settled)))));
+            let settled = settled_sets(root, &api_files, &parts, &events);
+            tracing::debug!(elapsed = ?ts.elapsed(), dirs = settled.len(), "settled sets");
+            let empty = Arc::default();
+            parts.par_extend(events.par_iter().with_max_len(1).map(|&i| {
+                let set = api_files[i].0.parent().and_then(|d| settled.get(d)).unwrap_or(&empty);
+                (i, parse(&api_files[i], Some(set)))
+            }));
             parts.sort_unstable_by_key(|(i, _)| *i);
-            tracing::debug!(api = ?t.elapsed(), settled = settled.len(), "branch");
+            tracing::debug!(api = ?t.elapsed(), "branch");
             parts.into_iter().map(|(_, r)| r).collect()
         },
         || {
@@ -502,6 +502,30 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
     }
     tracing::debug!(parse_and_scan = ?(t1 - t0), merge = ?t1.elapsed(), "bundle read");
     Ok(())
+}
+
+/// Which pods are settled, by directory, for the events files read after the pods: a namespace's
+/// directory holds its own events, and events are about objects of their own namespace, so each looks
+/// in its own directory's small set (a lookup in one set of 150,000 UIDs costs a cache miss per event).
+/// Events at the root of the dump (every namespace's in one file) look in the union of all.
+fn settled_sets<'a>(
+    root: &'a Path,
+    api_files: &'a [(std::path::PathBuf, &'static str)],
+    parts: &[(usize, Result<Collector, IngestError>)],
+    events: &[usize],
+) -> rustc_hash::FxHashMap<&'a Path, Arc<FxHashSet<u128>>> {
+    let dir = |i: usize| api_files[i].0.parent();
+    let slimmed =
+        || parts.iter().filter_map(|(i, r)| Some((dir(*i)?, r.as_ref().ok()?))).filter(|(_, p)| !p.slimmed.is_empty());
+    let mut sets: rustc_hash::FxHashMap<&Path, FxHashSet<u128>> = Default::default();
+    for (d, p) in slimmed() {
+        sets.entry(d).or_default().extend(p.slimmed.iter().copied());
+    }
+    if events.iter().any(|&i| dir(i) == Some(root)) {
+        let all = sets.entry(root).or_default();
+        all.extend(slimmed().flat_map(|(_, p)| &p.slimmed).copied());
+    }
+    sets.into_iter().map(|(d, s)| (d, Arc::new(s))).collect()
 }
 
 impl Collector<'_> {
