@@ -213,3 +213,27 @@ fn capture_time_from_the_newest_timestamp_does_not_depend_on_slimming() {
     let (_, slim) = diagnosis(d, true);
     assert_eq!(slim.source.captured_at, Some("2024-06-03T11:00:00Z".parse().unwrap()));
 }
+
+#[test]
+fn events_at_the_dump_root_are_slimmed_like_per_namespace_ones() {
+    // Each namespace's events are looked up among its own directory's settled pods; one events file at
+    // the root (every namespace's events in it) among all of them: the same events are dropped.
+    let (tmp, dir) = generated(40, 5, 2_000, 3);
+    let per_namespace = same_report(&dir);
+    let moved = tmp.path().join("moved");
+    let ok = std::process::Command::new("cp").arg("-r").arg(&dir).arg(&moved).status().unwrap().success();
+    assert!(ok, "cp -r");
+    let mut items = Vec::new();
+    for e in std::fs::read_dir(&moved).unwrap() {
+        let f = e.unwrap().path().join("events.json");
+        if f.is_file() {
+            let list: serde_json::Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+            items.extend(list["items"].as_array().unwrap().iter().cloned());
+            std::fs::remove_file(&f).unwrap();
+        }
+    }
+    assert!(items.len() > 100, "{} events moved", items.len());
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "EventList", "items": items});
+    std::fs::write(moved.join("events.json"), serde_json::to_vec_pretty(&list).unwrap()).unwrap();
+    assert_eq!(same_report(&moved), per_namespace);
+}
