@@ -1,5 +1,5 @@
 //! Live heap of a loaded bundle by kind (memory budgeting at scale): `cargo run --release -p unstuck-ingest
-//! --example memprobe -- DIR`. Counts bytes through a wrapping global allocator; node logs are not read.
+//! --example memprobe -- DIR [--slim]`. Counts bytes through a wrapping global allocator; node logs are not read.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 struct A;
@@ -30,7 +30,8 @@ fn st(s: &str) {
 }
 fn main() {
     let p = std::env::args().nth(1).unwrap();
-    let o = unstuck_ingest::Options { logs: false, ..Default::default() };
+    let slim = std::env::args().nth(2).as_deref() == Some("--slim");
+    let o = unstuck_ingest::Options { logs: false, slim, ..Default::default() };
     let mut s = unstuck_ingest::load(&[std::path::PathBuf::from(p)], &o).unwrap();
     st("loaded");
     s.events = Vec::new();
