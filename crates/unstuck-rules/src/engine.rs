@@ -158,30 +158,25 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     use rayon::prelude::*;
     let now = snap.source.captured_at.unwrap_or_else(Time::now);
     let t0 = std::time::Instant::now();
-    // The index beside the pods' classification, which does not need it: both are mostly passes over
-    // 150,000 pods waiting for memory, and each alone would leave a core idle part of the time.
-    let ((ix, t_ix), (pods_checked, stuck, t_classify)) = rayon::join(
-        || (snap.index(), t0.elapsed()),
-        || {
-            let every = cfg.namespaces.is_empty() && cfg.selector.is_empty();
-            let checked = match every {
-                true => snap.pods.len(),
-                false => snap.pods.par_iter().filter(|p| selected(cfg, p)).count(),
-            };
-            // rayon's collect keeps the pods' order.
-            let stuck: Vec<StuckPod> = snap
-                .pods
-                .par_iter()
-                .filter(|p| every || selected(cfg, p))
-                .filter_map(|p| classify(p, now, cfg.stuck_after))
-                .collect();
-            (checked, stuck, t0.elapsed())
-        },
-    );
+    let ix = snap.index();
     let t1 = std::time::Instant::now();
     let health = health::compute(&ix, now);
+    let t2 = std::time::Instant::now();
+    // Every pod is checked unless a namespace or a label selector narrows the run (then they are counted).
+    let every = cfg.namespaces.is_empty() && cfg.selector.is_empty();
+    let pods_checked = match every {
+        true => snap.pods.len(),
+        false => snap.pods.par_iter().filter(|p| selected(cfg, p)).count(),
+    };
+    // In parallel; rayon's collect keeps the pods' order.
+    let stuck: Vec<StuckPod> = snap
+        .pods
+        .par_iter()
+        .filter(|p| every || selected(cfg, p))
+        .filter_map(|p| classify(p, now, cfg.stuck_after))
+        .collect();
+    tracing::debug!(index = ?(t1 - t0), health = ?(t2 - t1), classify = ?t2.elapsed(), "diagnose phases");
     let cx = Cx { ix: &ix, now, cfg, health };
-    tracing::debug!(index = ?t_ix, classify = ?t_classify, health = ?t1.elapsed(), "diagnose phases");
     let mut findings: Vec<Finding> = Vec::new();
 
     // Stuck pods by node, once.
@@ -194,43 +189,46 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     // Node causes, evaluated once per node: pod findings need them for their blast radius.
     let mut node_names: Vec<&str> = cx.health.keys().copied().collect();
     node_names.sort();
-    let mut node_causes: Vec<(&str, &'static str, Cause, Vec<String>)> = Vec::new();
+    // (On both cores, in order: thousands of nodes, each against every node rule.)
+    let node_causes: Vec<(&str, &'static str, Cause, Vec<String>)> = node_names
+        .par_iter()
+        .filter_map(|&name| {
+            let on_node = by_node.get(name).unwrap_or(&no_pods);
+            let matches = crate::catalog().iter().filter_map(|r| {
+                let nc = r.node_fn()?;
+                nc(&cx, &cx.health[name], on_node).map(|c| (r.id, c))
+            });
+            first_match(matches).map(|(rule, cause, contributing)| (name, rule, cause, contributing))
+        })
+        .collect();
     let mut node_rules: HashMap<&str, Vec<&'static str>> = HashMap::new();
-    for &name in &node_names {
-        let on_node = by_node.get(name).unwrap_or(&no_pods);
-        let matches = crate::catalog().iter().filter_map(|r| {
-            let nc = r.node_fn()?;
-            nc(&cx, &cx.health[name], on_node).map(|c| (r.id, c))
-        });
-        if let Some((rule, cause, contributing)) = first_match(matches) {
-            let rules = node_rules.entry(name).or_default();
-            rules.push(rule);
-            rules.extend(contributing.iter().filter_map(|c| crate::rule(c).map(|r| r.id)));
-            node_causes.push((name, rule, cause, contributing));
-        }
+    for (name, rule, _, contributing) in &node_causes {
+        let rules = node_rules.entry(name).or_default();
+        rules.push(rule);
+        rules.extend(contributing.iter().filter_map(|c| crate::rule(c).map(|r| r.id)));
     }
 
-    // Pod findings: the first pod rule that matches is the primary cause.
+    // Pod findings: the first pod rule that matches is the primary cause (on both cores, in order).
+    let pod_findings: Vec<(&str, &'static str, Finding)> = stuck
+        .par_iter()
+        .filter_map(|sp| {
+            let matches = crate::catalog().iter().filter_map(|r| match r.check {
+                Check::Pod(check) if r.explains(&sp.state) => check(&cx, sp).map(|c| (r.id, c)),
+                Check::Pod(_) | Check::Workload(_) | Check::Node(_) => None,
+            });
+            let (rule, cause, mut contributing) = first_match(matches)?;
+            contributing.retain(|c| c != "stuck-unknown");
+            let node = sp.pod.spec.node_name.as_str();
+            let node_wide = node_rules.get(node).is_some_and(|r| r.contains(&rule));
+            let on_node = by_node.get(node).unwrap_or(&no_pods);
+            let f = pod_finding(&cx, sp, rule, cause, contributing, on_node, node_wide);
+            Some((sp.pod.metadata.uid.as_str(), rule, f))
+        })
+        .collect();
     let mut primary: HashMap<&str, &'static str> = HashMap::new();
-    for sp in &stuck {
-        let matches = crate::catalog().iter().filter_map(|r| match r.check {
-            Check::Pod(check) if r.explains(&sp.state) => check(&cx, sp).map(|c| (r.id, c)),
-            Check::Pod(_) | Check::Workload(_) | Check::Node(_) => None,
-        });
-        let Some((rule, cause, mut contributing)) = first_match(matches) else { continue };
-        contributing.retain(|c| c != "stuck-unknown");
-        primary.insert(sp.pod.metadata.uid.as_str(), rule);
-        let node = sp.pod.spec.node_name.as_str();
-        let node_wide = node_rules.get(node).is_some_and(|r| r.contains(&rule));
-        findings.push(pod_finding(
-            &cx,
-            sp,
-            rule,
-            cause,
-            contributing,
-            by_node.get(node).unwrap_or(&no_pods),
-            node_wide,
-        ));
+    for (uid, rule, f) in pod_findings {
+        primary.insert(uid, rule);
+        findings.push(f);
     }
 
     // Node findings: what is wrong with a node, and the stuck pods it holds.
