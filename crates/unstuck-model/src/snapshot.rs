@@ -85,6 +85,18 @@ impl Snapshot {
         }
     }
 
+    /// Whether the input held `kind` (`"nodes"`, `"pods"`): its list was read, even empty, or objects of
+    /// it are present (read from files that do not name their kind, or filled from a watch).
+    pub fn has_kind(&self, kind: &str) -> bool {
+        let present = match kind {
+            "nodes" => !self.nodes.is_empty(),
+            "pods" => !self.pods.is_empty(),
+            "events" => !self.events.is_empty(),
+            _ => false,
+        };
+        present || self.source.kinds.iter().any(|k| k == kind)
+    }
+
     /// The newest timestamp any object carries: the fallback capture time.
     pub fn newest_timestamp(&self) -> Option<Time> {
         let mut best: Option<Time> = None;
@@ -194,6 +206,36 @@ pub fn pod_order(a: &Arc<Pod>, b: &Arc<Pod>) -> std::cmp::Ordering {
     meta_key(&a.metadata).cmp(&meta_key(&b.metadata))
 }
 
+/// Pods by UID, as maps over consecutive runs of pods built on every core (one map of 150,000 built
+/// on one thread was the index's longest step, waiting for memory). A UID held twice resolves to the
+/// later pod, as one map filled in order would.
+pub struct PodsByUid<'a>(Vec<HashMap<&'a str, &'a Pod>>);
+
+impl<'a> PodsByUid<'a> {
+    const RUN: usize = 16_384;
+
+    fn new(pods: &'a [Arc<Pod>]) -> Self {
+        use rayon::prelude::*;
+        PodsByUid(
+            pods.par_chunks(Self::RUN)
+                .map(|run| {
+                    let mut m: HashMap<&'a str, &'a Pod> = HashMap::default();
+                    m.reserve(run.len());
+                    m.extend(
+                        run.iter().filter(|p| !p.metadata.uid.is_empty()).map(|p| (p.metadata.uid.as_str(), &**p)),
+                    );
+                    m
+                })
+                .collect(),
+        )
+    }
+
+    /// The pod with this UID (the later one in the snapshot if two share it).
+    pub fn get(&self, uid: &str) -> Option<&&'a Pod> {
+        self.0.iter().rev().find_map(|m| m.get(uid))
+    }
+}
+
 /// A multimap from keys to indices kept as chains in one array: no vector per key (150,000 events,
 /// most of them the only event of their object). Indices come back in insertion order.
 struct Chains<K> {
@@ -237,7 +279,7 @@ impl<K: std::hash::Hash + Eq> Chains<K> {
 pub struct Index<'a> {
     pub snap: &'a Snapshot,
     pub node_by_name: HashMap<&'a str, &'a Node>,
-    pub pod_by_uid: HashMap<&'a str, &'a Pod>,
+    pub pod_by_uid: PodsByUid<'a>,
     pub pods_by_node: HashMap<&'a str, Vec<&'a Pod>>,
     /// Events by involved object UID, and by `kind/namespace/name` for events without a UID and for
     /// Node events (see `pod_events`, `node_events`).
@@ -257,17 +299,7 @@ impl<'a> Index<'a> {
         let ((pod_by_uid, pods_by_node), (events_by_uid, events_by_name)) = rayon::join(
             || {
                 rayon::join(
-                    || {
-                        let mut m: HashMap<&'a str, &'a Pod> = HashMap::default();
-                        m.reserve(snap.pods.len());
-                        m.extend(
-                            snap.pods
-                                .iter()
-                                .filter(|p| !p.metadata.uid.is_empty())
-                                .map(|p| (p.metadata.uid.as_str(), &**p)),
-                        );
-                        m
-                    },
+                    || PodsByUid::new(&snap.pods),
                     || {
                         let mut m: HashMap<&'a str, Vec<&'a Pod>> = HashMap::default();
                         for p in snap.pods.iter().filter(|p| !p.spec.node_name.is_empty()) {
@@ -368,6 +400,31 @@ impl<'a> Index<'a> {
 
 #[cfg(test)]
 mod tests {
+    /// Pods by UID over several runs: each UID found, a UID held twice (in different runs) resolves to
+    /// the later pod, an unknown or empty UID to none.
+    #[test]
+    fn pods_by_uid_across_runs() {
+        use std::sync::Arc;
+        let pod = |uid: String, name: &str| {
+            let mut p = crate::Pod::default();
+            p.metadata.uid = uid.into();
+            p.metadata.name = name.into();
+            Arc::new(p)
+        };
+        let n = 3 * super::PodsByUid::RUN + 7;
+        let mut pods: Vec<Arc<crate::Pod>> = (0..n).map(|i| pod(format!("u{i}"), "first")).collect();
+        pods.push(pod("u5".into(), "later"));
+        pods.push(pod(String::new(), "no uid"));
+        let by = super::PodsByUid::new(&pods);
+        assert!(by.0.len() > 3, "several runs: {}", by.0.len());
+        for i in (0..n).step_by(997) {
+            let want = if i == 5 { "later" } else { "first" };
+            assert_eq!(by.get(&format!("u{i}")).map(|p| p.metadata.name.as_str()), Some(want), "u{i}");
+        }
+        assert_eq!(by.get("u5").unwrap().metadata.name, "later");
+        assert!(by.get("nope").is_none() && by.get("").is_none());
+    }
+
     use super::Chains;
 
     #[test]

@@ -232,7 +232,7 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
     }
 
     // Node findings: what is wrong with a node, and the stuck pods it holds.
-    let pods_read = snap.source.kinds.iter().any(|k| k == "pods") || !snap.pods.is_empty();
+    let pods_read = snap.has_kind("pods");
     for (name, rule, cause, contributing) in node_causes {
         let h = &cx.health[name];
         let on_node = by_node.get(name).unwrap_or(&no_pods);

@@ -59,7 +59,7 @@ impl<'a> NodeHealth<'a> {
 
 pub(crate) fn compute<'a>(ix: &'a Index<'a>, now: Time) -> HashMap<&'a str, NodeHealth<'a>> {
     let snap = ix.snap;
-    let have_nodes = snap.source.kinds.iter().any(|k| k == "nodes") || !snap.nodes.is_empty();
+    let have_nodes = snap.has_kind("nodes");
     let mut out: HashMap<&str, NodeHealth> = HashMap::default();
     // Without the API's node list (node logs alone: a sos report, a node's /var/log), the nodes are the
     // ones whose logs or node-side facts were read: their log rules still apply. With it, a log directory
