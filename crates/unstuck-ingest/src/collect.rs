@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize;
 use unstuck_model::{Snapshot, Time};
 
@@ -436,8 +436,8 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
         if parsed.is_none() {
             part.warn(format!("{path}: empty file"));
         }
-        // In canonical order, and the pods whose container logs to read picked, while they are fresh in
-        // this thread's cache.
+        // While the pods are fresh in this thread's cache: put them in canonical order, and pick those whose
+        // container logs to read.
         Snapshot::sort_pods(&mut part.snap.pods);
         part.crash_looping = part.snap.pods.iter().filter(|p| !p.output_containers().is_empty()).cloned().collect();
         Ok(part)
@@ -513,11 +513,11 @@ fn settled_sets<'a>(
     api_files: &'a [(std::path::PathBuf, &'static str)],
     parts: &[(usize, Result<Collector, IngestError>)],
     events: &[usize],
-) -> rustc_hash::FxHashMap<&'a Path, Arc<FxHashSet<u128>>> {
+) -> FxHashMap<&'a Path, Arc<FxHashSet<u128>>> {
     let dir = |i: usize| api_files[i].0.parent();
     let slimmed =
         || parts.iter().filter_map(|(i, r)| Some((dir(*i)?, r.as_ref().ok()?))).filter(|(_, p)| !p.slimmed.is_empty());
-    let mut sets: rustc_hash::FxHashMap<&Path, FxHashSet<u128>> = Default::default();
+    let mut sets: FxHashMap<&Path, FxHashSet<u128>> = Default::default();
     for (d, p) in slimmed() {
         sets.entry(d).or_default().extend(p.slimmed.iter().copied());
     }

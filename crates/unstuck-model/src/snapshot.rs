@@ -91,7 +91,6 @@ impl Snapshot {
         let present = match kind {
             "nodes" => !self.nodes.is_empty(),
             "pods" => !self.pods.is_empty(),
-            "events" => !self.events.is_empty(),
             _ => false,
         };
         present || self.source.kinds.iter().any(|k| k == kind)
