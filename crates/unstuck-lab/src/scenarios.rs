@@ -150,6 +150,28 @@ async fn pod_phase(c: &kube::Client, ns: &str, name: &str) -> Option<(String, bo
     Some((p.status.and_then(|s| s.phase).unwrap_or_default(), p.metadata.deletion_timestamp.is_some()))
 }
 
+/// The waiting reasons of a pod's containers, as its status reports them.
+async fn waiting_reasons(c: &kube::Client, ns: &str, name: &str) -> Vec<String> {
+    let api: Api<Pod> = Api::namespaced(c.clone(), ns);
+    let Ok(Some(p)) = api.get_opt(name).await else { return Vec::new() };
+    p.status
+        .and_then(|s| s.container_statuses)
+        .into_iter()
+        .flatten()
+        .filter_map(|cs| cs.state?.waiting?.reason)
+        .collect()
+}
+
+/// Wait until the simulated kubelet has reported a container of the pod waiting for `reason`. Every pod
+/// starts Pending, so its phase says nothing; the status is written after the kubelet's log lines, so the
+/// pod is then both stuck and explained when a test looks.
+async fn wait_reason(c: &kube::Client, ns: &str, name: &str, reason: &str) -> Result<()> {
+    wait_until(&format!("pod {ns}/{name} waiting {reason}"), Duration::from_secs(60), || async {
+        waiting_reasons(c, ns, name).await.iter().any(|r| r == reason)
+    })
+    .await
+}
+
 async fn wait_running(c: &kube::Client, ns: &str, name: &str) -> Result<()> {
     wait_until(&format!("pod {ns}/{name} Running"), Duration::from_secs(60), || async {
         pod_phase(c, ns, name).await.is_some_and(|(p, _)| p == "Running")
@@ -193,20 +215,14 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
                 {"name": "khaos-collector", "image": "registry.example.com/khaos/collector:1.0"},
                 {"name": "khaos-exporter", "image": "registry.example.com/khaos/exporter:1.0"}]});
             create_pod(c, ns, pod("khaos-guardian", Some("docker-1"), spec, json!({}))).await?;
-            wait_until("khaos-guardian status", Duration::from_secs(60), || async {
-                pod_phase(c, ns, "khaos-guardian").await.is_some_and(|(p, _)| p == "Pending")
-            })
-            .await?;
+            wait_reason(c, ns, "khaos-guardian", "ContainerCreating").await?;
             tokio::time::sleep(Duration::from_secs(2)).await;
             delete_pod(c, ns, "khaos-guardian").await
         }
         "pid-exhaustion" => {
             set_mode(c, "pid-1", "pid-exhaustion").await?;
             create_pod(c, "sc-pid", pod("report-worker", Some("pid-1"), json!({}), json!({}))).await?;
-            wait_until("report-worker status", Duration::from_secs(60), || async {
-                pod_phase(c, "sc-pid", "report-worker").await.is_some_and(|(p, _)| p == "Pending")
-            })
-            .await
+            wait_reason(c, "sc-pid", "report-worker", "ContainerCreating").await
         }
         "runtime-unresponsive" => {
             create_pod(c, "sc-runtime", pod("billing", Some("rt-1"), json!({}), json!({}))).await?;
@@ -254,10 +270,7 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
                 pod("cart", Some("lab-node-2"), json!({}), json!({BEHAVIOUR_ANNOTATION: "image-pull"})),
             )
             .await?;
-            wait_until("cart status", Duration::from_secs(60), || async {
-                pod_phase(c, "sc-apps", "cart").await.is_some_and(|(p, _)| p == "Pending")
-            })
-            .await
+            wait_reason(c, "sc-apps", "cart", "ImagePullBackOff").await
         }
         "config-error" => {
             // The container's environment refers to a ConfigMap that does not exist.
@@ -269,10 +282,7 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
                 pod("settings", Some("lab-node-2"), spec, json!({BEHAVIOUR_ANNOTATION: "config-error"})),
             )
             .await?;
-            wait_until("settings status", Duration::from_secs(60), || async {
-                pod_phase(c, "sc-apps", "settings").await.is_some_and(|(p, _)| p == "Pending")
-            })
-            .await
+            wait_reason(c, "sc-apps", "settings", "CreateContainerConfigError").await
         }
         "init-wait" => {
             // An init container that waits for a database the scenario never creates.
@@ -286,10 +296,7 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
                 pod("orders-api", Some("lab-node-2"), spec, json!({BEHAVIOUR_ANNOTATION: "init-wait"})),
             )
             .await?;
-            wait_until("orders-api status", Duration::from_secs(60), || async {
-                pod_phase(c, "sc-apps", "orders-api").await.is_some_and(|(p, _)| p == "Pending")
-            })
-            .await
+            wait_reason(c, "sc-apps", "orders-api", "PodInitializing").await
         }
         "unschedulable" => {
             let spec = json!({"containers": [{"name": "train", "image": "registry.example.com/train:1.0", "resources": {"requests": {"cpu": "1000"}}}]});

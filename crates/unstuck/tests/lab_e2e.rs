@@ -122,7 +122,7 @@ fn lab_end_to_end() {
             .map(|(r, k, s)| (r.to_string(), k.to_string(), s.to_string()))
             .collect();
         let mut got = BTreeSet::new();
-        for _ in 0..30 {
+        for _ in 0..60 {
             let (code, v, err) = diagnose_live(&cp.kubeconfig, &logs, &[]);
             assert!(code == 0 || code == 1, "{name}: {err}");
             got = findings(&v);
