@@ -139,3 +139,71 @@ fn a_bare_klog_file_given_with_a_single_node_is_that_nodes() {
         f.evidence
     );
 }
+
+/// The kubelet's structured line for a failed node status update, as journald shows it, at `hh:mm:ss` on
+/// 22 March 2023.
+fn status_failed(hms: &str) -> String {
+    format!(
+        "Mar 22 {hms} node-a kubelet[1272]: E0322 {hms}.941770    1272 kubelet_node_status.go:549] \"Error updating node status, will retry\" err=\"error getting node \\\"node-a\\\": Get \\\"https://10.0.0.1:6443/api/v1/nodes/node-a?resourceVersion=0&timeout=10s\\\": dial tcp 10.0.0.1:6443: i/o timeout\"\n"
+    )
+}
+
+fn lease_failed(hms: &str) -> String {
+    format!(
+        "Mar 22 {hms} node-a kubelet[1272]: E0322 {hms}.112233    1272 controller.go:145] \"Failed to ensure lease exists, will retry\" err=\"Get \\\"https://10.0.0.1:6443/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-a?timeout=10s\\\": dial tcp 10.0.0.1:6443: i/o timeout\" interval=\"7s\"\n"
+    )
+}
+
+fn kubelet_log_alone(lines: &[String]) -> unstuck_report::Report {
+    let dir = tempfile::tempdir().unwrap();
+    let node = dir.path().join("node-a");
+    std::fs::create_dir_all(&node).unwrap();
+    let mut text = "Mar 22 15:00:00 node-a kubelet[1272]: I0322 15:00:00.000000    1272 kubelet_node_status.go:75] \"Attempting to register node\" node=\"node-a\"\n".to_string();
+    text.extend(lines.iter().cloned());
+    std::fs::write(node.join("kubelet.log"), text).unwrap();
+    report(dir.path())
+}
+
+#[test]
+fn a_kubelet_that_could_not_report_for_longer_than_the_grace_period_is_a_lost_node_from_its_logs_alone() {
+    // Three minutes of failed status updates and lease renewals, to the end of the log.
+    let lines: Vec<String> = ["15:10:01", "15:10:11", "15:11:31", "15:12:41", "15:13:01"]
+        .iter()
+        .flat_map(|t| [status_failed(t), lease_failed(t)])
+        .collect();
+    let r = kubelet_log_alone(&lines);
+    assert_eq!(triples(&r), [t("node-lost", "Node", "node-a")]);
+    let f = &r.findings[0];
+    assert_eq!(f.state, "Unknown (no Node object in the input)");
+    assert!(f.summary.contains("could not report to the API server for 3m"), "{}", f.summary);
+    assert!(f.evidence.iter().any(|e| e.text.contains("up to the end of its log")), "{:#?}", f.evidence);
+    assert!(f.evidence.iter().any(|e| e.text.contains("Error updating node status")), "{:#?}", f.evidence);
+    // Nothing here changes the cluster; the first step is the node's path to the API server.
+    assert!(f.remediation.iter().all(|s| !s.mutating));
+    assert!(matches!(f.remediation[0].target, unstuck_rules::Target::Host(ref n) if n == "node-a"));
+
+    // The same outage, over before the log ends: reported with its end.
+    let mut recovered = lines.clone();
+    recovered.push("Mar 22 15:30:00 node-a kubelet[1272]: I0322 15:30:00.000000    1272 kubelet_node_status.go:75] \"Attempting to register node\" node=\"node-a\"\n".to_string());
+    let r = kubelet_log_alone(&recovered);
+    assert_eq!(triples(&r), [t("node-lost", "Node", "node-a")]);
+    assert!(
+        r.findings[0].evidence.iter().any(|e| e.text.contains("-03-22T15:13:01Z (its later lines say nothing of it)")),
+        "{:#?}",
+        r.findings[0].evidence
+    );
+}
+
+#[test]
+fn a_burst_of_retries_within_seconds_is_no_lost_node_from_logs_alone() {
+    // The kubelet's five retries of one status update, and a lease renewal, within 2 s: a blip (an API
+    // server restart) the node controller never notices.
+    let mut lines: Vec<String> =
+        ["15:10:01", "15:10:01", "15:10:02", "15:10:02", "15:10:03"].iter().map(|t| status_failed(t)).collect();
+    lines.push(lease_failed("15:10:03"));
+    let r = kubelet_log_alone(&lines);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    // 39 s apart: still within the grace period.
+    let r = kubelet_log_alone(&[status_failed("15:10:01"), status_failed("15:10:40")]);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+}

@@ -1,6 +1,7 @@
 use super::{confirmed_down, finish_deletion, out_of_service, replace_node, role_labels};
 use crate::util::sh;
 use crate::{alternative, declare_rule, Cause, Check, Cx, Evidence, NodeHealth, Scope, StateKind, StepDraft, StuckPod};
+use jiff::SignedDuration;
 
 declare_rule! {
     /// ## What it detects
@@ -13,7 +14,9 @@ declare_rule! {
     /// `NodeNotReady` events (on the Node, or on the pod: `Node is not ready`) since the node's last Ready
     /// change, the node controller's `disruption mode`, a kubelet that cannot renew its Lease, or the pod's `DisruptionTarget`
     /// condition set by the taint manager (`Taint manager: deleting due to NoExecute taint`), or its
-    /// `status.reason: NodeLost` set by the node controller.
+    /// `status.reason: NodeLost` set by the node controller. From a node's logs alone (no Node object in the
+    /// input), the node is reported when its kubelet's failures to report span longer than the node
+    /// controller's grace period (40 s): one line, or a burst of retries within seconds, is a blip.
     ///
     /// ## Why it matters
     /// Only the kubelet completes a graceful deletion. When a node is powered off or cut off, the
@@ -214,9 +217,66 @@ fn lost_node_steps(cx: &Cx<'_>, h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) 
     ));
 }
 
+/// The node controller marks a node whose kubelet has not reported for this long `Ready=Unknown`
+/// (`--node-monitor-grace-period`: 40 s; 50 s from Kubernetes 1.32).
+const GRACE: SignedDuration = SignedDuration::from_secs(40);
+/// A last failure this close to the end of the node's log: the kubelet was still cut off when it was taken.
+const STILL: SignedDuration = SignedDuration::from_secs(60);
+
+/// Node logs alone (no Node object to read): the kubelet's own lines say it could not report to the API
+/// server over a span longer than the node controller waits. One line, or lines within a few seconds, are
+/// a blip the kubelet may have recovered from, and say nothing of the node.
+fn cut_off_by_its_logs(cx: &Cx<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
+    if h.node.is_some() || cx.ix.snap.has_kind("nodes") {
+        return None;
+    }
+    let hits = h.hits_for("node-lost");
+    let first = hits.iter().filter_map(|x| x.time).min()?;
+    let last = hits.iter().filter_map(|x| x.last_time.or(x.time)).max()?;
+    let span = last.duration_since(first);
+    if span < GRACE {
+        return None;
+    }
+    let until = if cx.now.duration_since(last) <= STILL {
+        "up to the end of its log".to_string()
+    } else {
+        format!("until {last} (its later lines say nothing of it)")
+    };
+    let n = sh(h.name);
+    let mut evidence = vec![Evidence::api(format!(
+        "the kubelet logged failures to report to the API server from {first} {until}: {}, longer than the node \
+         controller's grace period (40 s; 50 s from Kubernetes 1.32)",
+        crate::util::human(span)
+    ))
+    .at(Some(first))];
+    evidence.extend(crate::rules::logs_evidence(&hits, 2));
+    Some(Cause {
+        severity: None,
+        summary: format!(
+            "the kubelet on {} could not report to the API server for {}: the control plane marks such a node \
+             Ready=Unknown and evicts its pods, which stay Terminating until it reports again",
+            h.name,
+            crate::util::human(span)
+        ),
+        evidence,
+        remediation: vec![
+            StepDraft::host(
+                h.name,
+                "On the node: read why the kubelet cannot reach the API server (certificates, API server address, \
+                 load balancer, network) and fix that path first",
+                "journalctl -u kubelet --since -1h | grep -E 'node status|lease|register node|Unauthorized|x509|timeout' | tail",
+            ),
+            StepDraft::cluster(
+                format!("See what the control plane made of node {}: its Ready condition and its pods stuck Terminating", h.name),
+                format!("kubectl get node {n} -o wide; kubectl get pods -A -o wide --field-selector spec.nodeName={n}"),
+            ),
+        ],
+    })
+}
+
 fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Option<Cause> {
     if !h.is_lost() {
-        return None;
+        return cut_off_by_its_logs(cx, h);
     }
     let mut steps = Vec::new();
     lost_node_steps(cx, h, &mut steps);
