@@ -199,7 +199,7 @@ fn lost_node_steps(cx: &Cx<'_>, h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) 
                  not down. Fix its path to the API server (address, load balancer, certificates, network) first",
                 said.file.as_deref().unwrap_or("node log")
             ),
-            "journalctl -u kubelet --since -1h | grep -E 'node status|lease|register node|Unauthorized|x509|timeout' | tail",
+            KUBELET_API_LINES,
         ));
     }
     steps.push(StepDraft::cluster(
@@ -216,6 +216,10 @@ fn lost_node_steps(cx: &Cx<'_>, h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) 
         "only for nodes that are really shut down; remove the taint once the node is back",
     ));
 }
+
+/// On the node: what the kubelet logged about reaching the API server.
+const KUBELET_API_LINES: &str =
+    "journalctl -u kubelet --since -1h | grep -E 'node status|lease|register node|Unauthorized|x509|timeout' | tail";
 
 /// The node controller marks a node whose kubelet has not reported for this long `Ready=Unknown`
 /// (`--node-monitor-grace-period`: 40 s; 50 s from Kubernetes 1.32).
@@ -264,10 +268,13 @@ fn cut_off_by_its_logs(cx: &Cx<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
                 h.name,
                 "On the node: read why the kubelet cannot reach the API server (certificates, API server address, \
                  load balancer, network) and fix that path first",
-                "journalctl -u kubelet --since -1h | grep -E 'node status|lease|register node|Unauthorized|x509|timeout' | tail",
+                KUBELET_API_LINES,
             ),
             StepDraft::cluster(
-                format!("See what the control plane made of node {}: its Ready condition and its pods stuck Terminating", h.name),
+                format!(
+                    "See what the control plane made of node {}: its Ready condition and its pods stuck Terminating",
+                    h.name
+                ),
                 format!("kubectl get node {n} -o wide; kubectl get pods -A -o wide --field-selector spec.nodeName={n}"),
             ),
         ],
