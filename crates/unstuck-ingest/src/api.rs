@@ -304,7 +304,7 @@ pub(crate) fn uid_bits(uid: &str) -> Option<u128> {
 }
 
 /// Dispatch one object of any kind by its `kind` field.
-fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) -> Result<(), IngestError> {
+pub(crate) fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) -> Result<(), IngestError> {
     let kind = v.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
     if kind.ends_with("List") || (kind.is_empty() && v.get("items").is_some()) {
         let items = match v.get("items") {
@@ -394,6 +394,12 @@ fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json::Value) ->
 
 /// Objects from kubectl output bytes (JSON, concatenated JSON, or multi-document YAML).
 pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
+    if crate::describe::sniff(bytes) {
+        // Text from memory has no file time: its ages count back from now, which is then the capture time.
+        let (anchor, from) = c.opts.now.map_or((Time::now(), "the clock"), |t| (t, "--now"));
+        c.clock |= c.opts.now.is_none();
+        return crate::describe::add(c, path, bytes, anchor, from);
+    }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let before = c.object_count();
     if first == Some(b'{') || first == Some(b'[') {

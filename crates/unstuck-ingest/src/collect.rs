@@ -28,11 +28,13 @@ pub struct Collector<'o> {
     manifest_now: Option<Time>,
     /// When a node collection was taken (sos `date --utc`): the capture time when nothing else dates the input.
     pub(crate) collected_at: Option<Time>,
+    /// When a `kubectl describe` text read was saved: the anchor its ages were counted back from.
+    pub(crate) saved_at: Option<Time>,
     pub(crate) log_files: Vec<LogFileHits>,
     /// Whether this input is a bundle (then missing kinds are warned about).
     bundle: bool,
     /// Live mode: the capture time is the wall clock.
-    clock: bool,
+    pub(crate) clock: bool,
     /// With `Options::slim`: UIDs of the bundle's settled pods, whose events are not kept.
     pub(crate) settled: Option<Arc<FxHashSet<u128>>>,
     /// With `Options::slim`: UIDs of the settled pods this collector slimmed.
@@ -65,6 +67,7 @@ impl<'o> Collector<'o> {
             kinds: BTreeSet::new(),
             manifest_now: None,
             collected_at: None,
+            saved_at: None,
             log_files: Vec::new(),
             bundle: false,
             clock: false,
@@ -263,9 +266,15 @@ impl<'o> Collector<'o> {
             self.warn(w);
         }
         let (files, tz) = (&self.log_files, &self.opts.log_tz);
-        crate::settle_now(&mut self.snap, self.opts.now, self.manifest_now, self.collected_at, self.clock, || {
-            logs::newest_log_time(files, tz)
-        });
+        crate::settle_now(
+            &mut self.snap,
+            self.opts.now,
+            self.manifest_now,
+            self.saved_at,
+            self.collected_at,
+            self.clock,
+            || logs::newest_log_time(files, tz),
+        );
         self.snap.source.kinds = self.kinds.iter().cloned().collect();
         self.snap.source.log_files = self.log_files.len();
         if !self.log_files.is_empty() {
@@ -566,6 +575,7 @@ impl Collector<'_> {
         self.facts.append(&mut o.facts);
         self.host_hints.append(&mut o.host_hints);
         self.collected_at = self.collected_at.max(o.collected_at);
+        self.saved_at = self.saved_at.max(o.saved_at);
         self.log_files.append(&mut o.log_files);
         self.container_log_sections.append(&mut o.container_log_sections);
         self.container_runs.append(&mut o.container_runs);

@@ -9,6 +9,7 @@ mod api;
 mod archive;
 mod collect;
 pub mod container_logs;
+mod describe;
 mod error;
 pub mod facts;
 pub mod json;
@@ -161,6 +162,9 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
             }
             None => {
                 c.set_source("files", p);
+                if describe::sniff(&read_head(p)?) {
+                    return describe::read_file(p, c);
+                }
                 if tree::is_loose_node_log(p)? {
                     tree::read_loose_log(p, c);
                     return Ok(());
@@ -175,6 +179,15 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
         return Err(IngestError::Invalid { path: p.display().to_string(), msg: layout::unrecognised() });
     }
     Ok(())
+}
+
+/// The first 64 KiB of a file, to tell what it is.
+fn read_head(p: &Path) -> Result<Vec<u8>, IngestError> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let f = std::fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
+    f.take(64 * 1024).read_to_end(&mut head).map_err(|e| IngestError::io(p, e))?;
+    Ok(head)
 }
 
 /// unstuck's own layout (a `kubectl cluster-info dump` directory): `nodes.json`, `_nodes/`, the manifest,
@@ -285,6 +298,7 @@ pub(crate) fn settle_now(
     snap: &mut Snapshot,
     flag: Option<Time>,
     manifest: Option<Time>,
+    saved: Option<Time>,
     collected: Option<Time>,
     clock: bool,
     logs: impl FnOnce() -> Option<(Time, bool)>,
@@ -295,6 +309,9 @@ pub(crate) fn settle_now(
         (Some(Time::now()), NowSource::Clock)
     } else if let Some(t) = manifest {
         (Some(t), NowSource::BundleManifest)
+    } else if let Some(t) = saved {
+        // The times of a describe text were counted back from it.
+        (Some(t), NowSource::SavedAt)
     } else if let Some(t) = snap.newest_timestamp() {
         (Some(t), NowSource::NewestTimestamp)
     } else if let Some(t) = collected {

@@ -22,6 +22,9 @@ pub enum NowSource {
     CollectionDate,
     /// The newest node log line, for node logs read with no API object and no collection date.
     NewestLogLine,
+    /// When a `kubectl describe` text was saved (its file's modification time): describe prints ages, not
+    /// times, and no capture time.
+    SavedAt,
     /// The wall clock (live mode).
     #[default]
     Clock,

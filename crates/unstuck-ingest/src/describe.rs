@@ -1,0 +1,518 @@
+//! `kubectl describe pod` text, as an on-call engineer pastes it into a ticket, read into the API's shapes.
+//!
+//! Describe prints what the API holds in a form for people: `Status: Terminating (lasts 54m)` instead of a
+//! deletion timestamp, `Age: 2m (x25 over 54m)` instead of event times, no UID, no finalizers, no hooks. So
+//! the text is read into the same objects a dump holds (pods and their events), with times counted back
+//! from an anchor: `--now` when given, else the file's modification time (describe carries no capture
+//! time), and the report says so. Each pod gets a made-up UID (`describe:<namespace>/<name>`), which no
+//! API server accepts as a precondition: a fix planned from describe text cannot be applied by mistake.
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{json, Map, Value};
+
+use crate::{Collector, IngestError};
+
+/// What describe cannot tell, said once per input.
+pub(crate) const SHOWS_LESS: &str = "kubectl describe shows no UID, finalizers or lifecycle hooks: each pod gets \
+    a made-up UID (describe:<namespace>/<name>, refused by the API as a precondition), and rules that read \
+    finalizers or postStart hooks see none";
+
+/// Whether text reads as `kubectl describe pod` output: `Name:` first, then `Namespace:`, and the pod's
+/// own sections.
+pub(crate) fn sniff(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(&bytes[..bytes.len().min(64 * 1024)]).or_else(|e| {
+        // A cut in the middle of a character at the sniffing limit.
+        std::str::from_utf8(&bytes[..e.valid_up_to()])
+    }) else {
+        return false;
+    };
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    if !lines.next().is_some_and(|l| l.starts_with("Name:")) {
+        return false;
+    }
+    let head: Vec<&str> = lines.take(80).collect();
+    head.iter().any(|l| l.starts_with("Namespace:"))
+        && head.iter().any(|l| l.starts_with("Containers:") || l.starts_with("Node:"))
+        && head.iter().any(|l| l.starts_with("Status:"))
+}
+
+/// A bad describe text: the 1-based line and what is wrong.
+#[derive(Debug)]
+pub(crate) struct Bad {
+    pub line: usize,
+    pub msg: String,
+}
+
+/// One line: its indentation, and `Key:   value` split when it has that form.
+struct Line<'a> {
+    no: usize,
+    indent: usize,
+    text: &'a str,
+}
+
+impl<'a> Line<'a> {
+    /// `Key` and `value` of `Key:   value` (a key is words, without a colon); `None` for table rows.
+    fn field(&self) -> Option<(&'a str, &'a str)> {
+        let (k, v) = self.text.split_once(':')?;
+        let key_like = !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || " -_./()".contains(c));
+        // `Image: nginx:1.25` splits at the first colon; `10.0.0.1:6443` has no key before it.
+        key_like.then(|| (k.trim_end(), v.trim()))
+    }
+}
+
+/// Go's `duration.HumanDuration` as describe prints ages and "lasts": `54m`, `2m14s`, `3d4h`, `2y`.
+pub(crate) fn human_duration(s: &str) -> Option<SignedDuration> {
+    let s = s.trim();
+    if s.is_empty() {
+        return None;
+    }
+    let mut total: i64 = 0;
+    let mut num = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let n: i64 = num.parse().ok()?;
+        num.clear();
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            'y' => 365 * 86_400,
+            _ => return None,
+        };
+        total = total.checked_add(n.checked_mul(unit)?)?;
+    }
+    num.is_empty().then_some(SignedDuration::from_secs(total))
+}
+
+/// An event's `Age` column: `54m`, `2m (x25 over 54m)`, `<unknown>`. (last seen, count, first seen).
+fn age(s: &str) -> (Option<SignedDuration>, i64, Option<SignedDuration>) {
+    let s = s.trim();
+    match s.split_once(" (x") {
+        Some((last, rest)) => {
+            let rest = rest.trim_end_matches(')');
+            let (count, over) = rest.split_once(" over ").unwrap_or((rest, ""));
+            let last = human_duration(last);
+            (last, count.trim().parse().unwrap_or(1), human_duration(over).or(last))
+        }
+        None => (human_duration(s), 1, human_duration(s)),
+    }
+}
+
+/// Describe's times: Go's RFC 1123 with a numeric zone (`Wed, 22 Mar 2023 15:04:05 +0800`).
+fn rfc1123z(s: &str) -> Option<String> {
+    let t = jiff::fmt::strtime::parse("%a, %d %b %Y %H:%M:%S %z", s.trim()).ok()?.to_timestamp().ok()?;
+    Some(t.to_string())
+}
+
+/// `d` before `anchor`, as the API writes times; `None` past the range of times.
+fn back(anchor: Timestamp, d: SignedDuration) -> Option<String> {
+    anchor.checked_sub(d).ok().map(|t| t.to_string())
+}
+
+/// The pods (and their events) of a describe text, as API objects; times counted back from `anchor`.
+pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
+    let lines: Vec<Line> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let l = l.trim_end_matches('\r');
+            Line { no: i + 1, indent: l.len() - l.trim_start_matches(' ').len(), text: l.trim() }
+        })
+        .collect();
+    // One block per pod: from a `Name:` at the left margin to the next.
+    let starts: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.indent == 0 && l.text.starts_with("Name:"))
+        .map(|(i, _)| i)
+        .collect();
+    if starts.is_empty() {
+        return Err(Bad { line: 1, msg: "no `Name:` line: not kubectl describe output".into() });
+    }
+    let (mut out, mut warnings) = (Vec::new(), Vec::new());
+    for (k, &s) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(lines.len());
+        pod(&lines[s..end], anchor, &mut out, &mut warnings)?;
+    }
+    Ok((out, warnings))
+}
+
+/// The lines of a top-level section (`Containers:`), up to the next line at the left margin.
+fn section<'l, 'a>(block: &'l [Line<'a>], name: &str) -> &'l [Line<'a>] {
+    let Some(i) = block.iter().position(|l| l.indent == 0 && l.field().is_some_and(|(k, _)| k == name)) else {
+        return &[];
+    };
+    let rest = &block[i + 1..];
+    let n = rest.iter().position(|l| l.indent == 0 && !l.text.is_empty()).unwrap_or(rest.len());
+    &rest[..n]
+}
+
+/// A top-level field's value.
+fn top<'a>(block: &[Line<'a>], name: &str) -> Option<&'a str> {
+    block
+        .iter()
+        .find(|l| l.indent == 0 && l.field().is_some_and(|(k, _)| k == name))
+        .and_then(|l| l.field())
+        .map(|f| f.1)
+}
+
+/// Items of a section laid out as `  name:` followed by deeper `Key: value` lines (containers, volumes).
+fn items<'l, 'a>(sec: &'l [Line<'a>]) -> Vec<(&'a str, &'l [Line<'a>])> {
+    let Some(base) = sec.iter().find(|l| !l.text.is_empty()).map(|l| l.indent) else { return Vec::new() };
+    let heads: Vec<usize> = sec
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.indent == base && l.text.ends_with(':') && l.field().is_some())
+        .map(|(i, _)| i)
+        .collect();
+    heads
+        .iter()
+        .enumerate()
+        .map(|(k, &h)| {
+            let end = heads.get(k + 1).copied().unwrap_or(sec.len());
+            (sec[h].text.trim_end_matches(':'), &sec[h + 1..end])
+        })
+        .collect()
+}
+
+/// A field of an item, at any depth below it.
+fn get<'a>(item: &[Line<'a>], name: &str) -> Option<&'a str> {
+    item.iter().filter_map(|l| l.field()).find(|(k, _)| *k == name).map(|f| f.1)
+}
+
+/// A container's `State:` or `Last State:` with the details indented under it.
+fn state(item: &[Line<'_>], name: &str) -> Value {
+    let Some(i) = item.iter().position(|l| l.field().is_some_and(|(k, _)| k == name)) else { return json!({}) };
+    let (indent, kind) = (item[i].indent, item[i].field().map(|f| f.1).unwrap_or(""));
+    let details: Vec<&Line> = item[i + 1..].iter().take_while(|l| l.indent > indent).collect();
+    let d = |k: &str| details.iter().filter_map(|l| l.field()).find(|(key, _)| *key == k).map(|f| f.1.to_string());
+    let time = |k: &str| d(k).and_then(|v| rfc1123z(&v));
+    match kind {
+        "Waiting" => {
+            json!({"waiting": {"reason": d("Reason").unwrap_or_default(), "message": d("Message").unwrap_or_default()}})
+        }
+        "Running" => json!({"running": {"startedAt": time("Started")}}),
+        "Terminated" => json!({"terminated": {
+            "reason": d("Reason").unwrap_or_default(),
+            "message": d("Message").unwrap_or_default(),
+            "exitCode": d("Exit Code").and_then(|c| c.parse::<i64>().ok()).unwrap_or(0),
+            "startedAt": time("Started"),
+            "finishedAt": time("Finished"),
+        }}),
+        _ => json!({}),
+    }
+}
+
+fn containers(block: &[Line<'_>], name: &str) -> (Vec<Value>, Vec<Value>) {
+    let mut spec = Vec::new();
+    let mut status = Vec::new();
+    for (cname, item) in items(section(block, name)) {
+        let image = get(item, "Image").unwrap_or("");
+        spec.push(json!({"name": cname, "image": image}));
+        status.push(json!({
+            "name": cname,
+            "image": image,
+            "containerID": get(item, "Container ID").unwrap_or(""),
+            "ready": get(item, "Ready") == Some("True"),
+            "restartCount": get(item, "Restart Count").and_then(|n| n.parse::<i64>().ok()).unwrap_or(0),
+            "state": state(item, "State"),
+            "lastState": state(item, "Last State"),
+        }));
+    }
+    (spec, status)
+}
+
+fn volumes(block: &[Line<'_>]) -> Vec<Value> {
+    items(section(block, "Volumes"))
+        .into_iter()
+        .map(|(name, item)| {
+            let ty = get(item, "Type").unwrap_or("");
+            let word = ty.split_whitespace().next().unwrap_or("");
+            match word {
+                "NFS" => json!({"name": name, "nfs": {"server": get(item, "Server").unwrap_or(""), "path": get(item, "Path").unwrap_or("")}}),
+                "PersistentVolumeClaim" => {
+                    json!({"name": name, "persistentVolumeClaim": {"claimName": get(item, "ClaimName").unwrap_or("")}})
+                }
+                "HostPath" => json!({"name": name, "hostPath": {"path": get(item, "Path").unwrap_or("")}}),
+                "CSI" => json!({"name": name, "csi": {"driver": get(item, "Driver").unwrap_or("")}}),
+                "Glusterfs" => json!({"name": name, "glusterfs": {}}),
+                "CephFS" => json!({"name": name, "cephfs": {}}),
+                "RBD" => json!({"name": name, "rbd": {}}),
+                "ISCSI" => json!({"name": name, "iscsi": {}}),
+                _ => json!({"name": name}),
+            }
+        })
+        .collect()
+}
+
+/// The rows of a table section (`Conditions:`, `Events:`): as many cells as the header has words,
+/// split at runs of two or more spaces (kubectl's tabwriter pads columns by at least two; a cell holds
+/// single spaces at most: `2m (x25 over 54m)`, `kubelet, node-1`), the last cell the rest of the line.
+fn table<'a>(sec: &[Line<'a>]) -> Vec<Vec<&'a str>> {
+    // The header, then its dashes (Events) or not (Conditions).
+    let Some(h) = sec.iter().position(|l| !l.text.is_empty()) else { return Vec::new() };
+    let n = sec[h].text.split_whitespace().count();
+    let d = if sec.get(h + 1).is_some_and(|l| l.text.starts_with("----")) { h + 1 } else { h };
+    sec[d + 1..]
+        .iter()
+        .filter(|l| !l.text.is_empty())
+        .map(|l| {
+            let mut row = Vec::with_capacity(n);
+            let mut rest = l.text;
+            while row.len() + 1 < n {
+                match rest.find("  ") {
+                    Some(i) => {
+                        row.push(&rest[..i]);
+                        rest = rest[i..].trim_start();
+                    }
+                    None => break,
+                }
+            }
+            row.push(rest);
+            row
+        })
+        .collect()
+}
+
+fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &mut Vec<String>) -> Result<(), Bad> {
+    let first = block[0].no;
+    let name =
+        top(block, "Name").filter(|n| !n.is_empty()).ok_or(Bad { line: first, msg: "`Name:` is empty".into() })?;
+    let namespace = top(block, "Namespace").ok_or(Bad {
+        line: first,
+        msg: format!("pod {name}: no `Namespace:` line (kubectl describe pod prints one)"),
+    })?;
+    let uid = format!("describe:{namespace}/{name}");
+    let (node, host_ip) = match top(block, "Node") {
+        Some(n) if n != "<none>" => n.split_once('/').unwrap_or((n, "")),
+        _ => ("", ""),
+    };
+    let status_text = top(block, "Status").unwrap_or("");
+    let mut meta = Map::new();
+    meta.insert("name".into(), json!(name));
+    meta.insert("namespace".into(), json!(namespace));
+    meta.insert("uid".into(), json!(uid));
+    if let Some(lasts) = status_text.strip_prefix("Terminating (lasts ").and_then(|r| r.strip_suffix(')')) {
+        let d = human_duration(lasts).ok_or(Bad {
+            line: first,
+            msg: format!("pod {name}: `Status: {status_text}`: the duration is not Go's"),
+        })?;
+        let t = back(anchor, d)
+            .ok_or(Bad { line: first, msg: format!("pod {name}: `Status: {status_text}`: too long ago") })?;
+        meta.insert("deletionTimestamp".into(), json!(t));
+    } else if let Some(at) = status_text.strip_prefix("Terminating (expires ").and_then(|r| r.strip_suffix(')')) {
+        // kubectl before 1.14 printed the deletion deadline itself.
+        let t =
+            rfc1123z(at).ok_or(Bad { line: first, msg: format!("pod {name}: `Status: {status_text}`: not a time") })?;
+        meta.insert("deletionTimestamp".into(), json!(t));
+    }
+    if let Some(g) = top(block, "Termination Grace Period").and_then(human_duration) {
+        meta.insert("deletionGracePeriodSeconds".into(), json!(g.as_secs()));
+    }
+    // `Labels: app=web` then more `k=v` lines indented under it.
+    let labels: Map<String, Value> = block
+        .iter()
+        .skip_while(|l| !(l.indent == 0 && l.text.starts_with("Labels:")))
+        .enumerate()
+        .take_while(|(i, l)| *i == 0 || l.indent > 0 && l.field().is_none())
+        .filter_map(|(i, l)| {
+            let kv = if i == 0 { l.text.trim_start_matches("Labels:").trim() } else { l.text };
+            kv.split_once('=').map(|(k, v)| (k.to_string(), json!(v)))
+        })
+        .collect();
+    meta.insert("labels".into(), Value::Object(labels));
+    if let Some((kind, owner)) = top(block, "Controlled By").and_then(|c| c.split_once('/')) {
+        let api = match kind {
+            "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Deployment" => "apps/v1",
+            "Job" | "CronJob" => "batch/v1",
+            _ => "v1",
+        };
+        meta.insert(
+            "ownerReferences".into(),
+            json!([{"apiVersion": api, "kind": kind, "name": owner, "uid": "", "controller": true}]),
+        );
+    }
+    let (spec_c, status_c) = containers(block, "Containers");
+    let (spec_i, status_i) = containers(block, "Init Containers");
+    let started = status_c.iter().any(|s| s.pointer("/state/running").is_some());
+    let phase = match status_text {
+        s if s.starts_with("Terminating") => {
+            if started || status_c.is_empty() {
+                "Running"
+            } else {
+                "Pending"
+            }
+        }
+        s => s,
+    };
+    let conditions: Vec<Value> = table(section(block, "Conditions"))
+        .into_iter()
+        .filter(|r| r.len() >= 2)
+        .map(|r| json!({"type": r[0], "status": r[1]}))
+        .collect();
+    let mut pod = json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": {"nodeName": node, "containers": spec_c, "initContainers": spec_i, "volumes": volumes(block)},
+        "status": {
+            "phase": phase,
+            "reason": top(block, "Reason").unwrap_or(""),
+            "message": top(block, "Message").unwrap_or(""),
+            "hostIP": host_ip,
+            "conditions": conditions,
+            "containerStatuses": status_c,
+            "initContainerStatuses": status_i,
+        },
+    });
+    if let Some(t) = top(block, "Start Time").and_then(rfc1123z) {
+        pod["status"]["startTime"] = json!(t);
+    }
+    if let Some(g) = top(block, "Termination Grace Period").and_then(human_duration) {
+        pod["spec"]["terminationGracePeriodSeconds"] = json!(g.as_secs());
+    }
+    out.push(pod);
+    // Events: `Type Reason Age From Message`, or `<none>`.
+    let events = section(block, "Events");
+    // kubectl since 1.10; older ones printed `FirstSeen LastSeen Count From SubObjectPath Type Reason Message`.
+    if let Some(h) = events.iter().find(|l| !l.text.is_empty()) {
+        if h.text.split_whitespace().collect::<Vec<_>>() != ["Type", "Reason", "Age", "From", "Message"] {
+            warnings.push(format!(
+                "line {}: pod {name}: events table in an older layout ({}): its events are not read",
+                h.no, h.text
+            ));
+            return Ok(());
+        }
+    }
+    for (i, row) in table(events).into_iter().enumerate() {
+        let [type_, reason, age_col, from, message] = row[..] else {
+            // A row cut short (pasted text): not an event.
+            continue;
+        };
+        let (last, count, over) = age(age_col);
+        // `kubelet, node-1` (older kubectl) or `kubelet`.
+        let (component, host) = from.split_once(',').map_or((from, ""), |(c, h)| (c.trim(), h.trim()));
+        out.push(json!({
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": format!("{name}.describe-{i}"), "namespace": namespace},
+            "involvedObject": {"kind": "Pod", "name": name, "namespace": namespace},
+            "type": type_,
+            "reason": reason,
+            "message": message,
+            "count": count,
+            "firstTimestamp": over.and_then(|d| back(anchor, d)),
+            "lastTimestamp": last.and_then(|d| back(anchor, d)),
+            "source": {"component": component, "host": host},
+            "reportingComponent": component,
+        }));
+    }
+    Ok(())
+}
+
+/// Read a describe text file; its times are counted back from `--now`, else the file's modification time.
+pub(crate) fn read_file(p: &std::path::Path, c: &mut Collector) -> Result<(), IngestError> {
+    let bytes = crate::collect::read_capped(p, c.limits().max_api_file_bytes)?;
+    let (anchor, from) = match c.opts.now {
+        Some(t) => (t, "--now"),
+        None => match std::fs::metadata(p).and_then(|m| m.modified()).ok().and_then(|m| Timestamp::try_from(m).ok()) {
+            Some(t) => {
+                c.saved_at = c.saved_at.max(Some(t));
+                (t, "the file's modification time")
+            }
+            None => (Timestamp::now(), "the clock"),
+        },
+    };
+    add(c, &p.display().to_string(), &bytes, anchor, from)
+}
+
+/// Add a describe text's objects to the collector, with a warning saying how its times were dated.
+pub(crate) fn add(
+    c: &mut Collector,
+    path: &str,
+    bytes: &[u8],
+    anchor: Timestamp,
+    from: &str,
+) -> Result<(), IngestError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| IngestError::Invalid {
+        path: path.into(),
+        msg: format!("byte {}: not UTF-8 (kubectl describe output is text)", e.valid_up_to()),
+    })?;
+    let (objs, warnings) = objects(text, anchor)
+        .map_err(|b| IngestError::Invalid { path: path.into(), msg: format!("line {}: {}", b.line, b.msg) })?;
+    for w in warnings {
+        c.warn(format!("{path}: {w}"));
+    }
+    for (i, v) in objs.into_iter().enumerate() {
+        crate::api::add_value(c, path, i, v)?;
+    }
+    c.warn(format!(
+        "{path}: kubectl describe output carries no capture time: its ages and `lasts` are counted back from {from} ({anchor}); set --now to when it was taken"
+    ));
+    c.warn(format!("{path}: {SHOWS_LESS}"));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever a line of a describe text is replaced by, reading it returns objects or an error.
+    #[test]
+    fn any_line_replaced_reads_or_refuses_without_panicking() {
+        let text = "Name:         web-0\nNamespace:    default\nNode:         n1/10.0.0.1\nStart Time:   Wed, 22 Mar 2023 15:04:05 +0800\nLabels:       app=web\n              tier=x\nStatus:       Terminating (lasts 54m)\nTermination Grace Period:  30s\nControlled By:  StatefulSet/web\nContainers:\n  app:\n    Container ID:   containerd://ab\n    Image:          nginx:1.25\n    State:          Terminated\n      Reason:       Error\n      Exit Code:    137\n      Started:      Wed, 22 Mar 2023 15:04:05 +0800\n      Finished:     Wed, 22 Mar 2023 15:05:05 +0800\n    Last State:     Waiting\n      Reason:       CrashLoopBackOff\n    Ready:          False\n    Restart Count:  7\nConditions:\n  Type    Status\n  Ready   False \nVolumes:\n  data:\n    Type:    NFS (an NFS mount that lasts the lifetime of a pod)\n    Server:  10.0.0.9\n    Path:    /export\nEvents:\n  Type     Reason   Age                 From     Message\n  ----     ------   ----                ----     -------\n  Warning  BackOff  2m (x25 over 54m)   kubelet  Back-off restarting failed container\n";
+        let anchor: Timestamp = "2023-03-22T09:00:00Z".parse().unwrap();
+        let (objs, _) = objects(text, anchor).unwrap();
+        assert_eq!(objs.len(), 2);
+        assert_eq!(objs[0]["metadata"]["deletionTimestamp"], "2023-03-22T08:06:00Z");
+        assert_eq!(objs[0]["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 137);
+        assert_eq!(objs[0]["status"]["containerStatuses"][0]["lastState"]["waiting"]["reason"], "CrashLoopBackOff");
+        assert_eq!(objs[0]["spec"]["volumes"][0]["nfs"]["server"], "10.0.0.9");
+        assert_eq!(objs[0]["metadata"]["labels"]["tier"], "x");
+        assert_eq!(objs[0]["status"]["conditions"][0], serde_json::json!({"type": "Ready", "status": "False"}));
+        assert_eq!(objs[1]["count"], 25);
+        assert_eq!(objs[1]["firstTimestamp"], "2023-03-22T08:06:00Z");
+        let weird = [
+            "",
+            "Name:",
+            "Status:       Terminating (lasts 99999999999y)",
+            "Status: Terminating (expires nope)",
+            "  Warning  BackOff",
+            "  ----",
+            "    State:          Waiting",
+            "Events:",
+            "\u{1F600}:\u{1F600}",
+            "Containers:",
+            "  Warning  X  999999999999999999999s (x1 over 99999999999y)  k  m",
+            "    Restart Count:  -1",
+            ":",
+            "  :",
+        ];
+        let lines: Vec<&str> = text.lines().collect();
+        for i in 0..lines.len() {
+            for w in weird {
+                let mut l = lines.clone();
+                l[i] = w;
+                let _ = objects(&l.join("\n"), anchor);
+            }
+        }
+    }
+
+    #[test]
+    fn go_human_durations() {
+        assert_eq!(human_duration("54m"), Some(SignedDuration::from_secs(54 * 60)));
+        assert_eq!(human_duration("2m14s"), Some(SignedDuration::from_secs(134)));
+        assert_eq!(human_duration("3d4h"), Some(SignedDuration::from_secs(3 * 86_400 + 4 * 3600)));
+        assert_eq!(human_duration("2y"), Some(SignedDuration::from_secs(2 * 365 * 86_400)));
+        for bad in ["", "<unknown>", "<invalid>", "5", "m", "3x", "99999999999999999999s"] {
+            assert_eq!(human_duration(bad), None, "{bad}");
+        }
+        assert_eq!(age("2m (x25 over 54m)").1, 25);
+        assert_eq!(age("2m (x25 over 54m)").2, human_duration("54m"));
+        assert_eq!(age("<unknown>"), (None, 1, None));
+    }
+}
