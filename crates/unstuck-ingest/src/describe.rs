@@ -31,9 +31,10 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
         return false;
     }
     let head: Vec<&str> = lines.take(80).collect();
-    head.iter().any(|l| l.starts_with("Namespace:"))
-        && head.iter().any(|l| l.starts_with("Containers:") || l.starts_with("Node:"))
-        && head.iter().any(|l| l.starts_with("Status:"))
+    let has = |k: &str| head.iter().any(|l| l.starts_with(k));
+    let pod = has("Namespace:") && (has("Containers:") || has("Node:")) && has("Status:");
+    let node = !has("Namespace:") && (has("Roles:") || has("Taints:")) && has("CreationTimestamp:");
+    pod || node
 }
 
 /// A bad describe text: the 1-based line and what is wrong.
@@ -136,7 +137,18 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
     let (mut out, mut warnings) = (Vec::new(), Vec::new());
     for (k, &s) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(lines.len());
-        pod(&lines[s..end], anchor, &mut out, &mut warnings)?;
+        let block = &lines[s..end];
+        if top(block, "Namespace").is_some() {
+            pod(block, anchor, &mut out, &mut warnings)?;
+        } else if top(block, "Taints").is_some() || top(block, "Roles").is_some() {
+            node(block, anchor, &mut out, &mut warnings);
+        } else {
+            return Err(Bad {
+                line: block[0].no,
+                msg: "neither a pod (no `Namespace:`) nor a node (no `Roles:` or `Taints:`) as kubectl describe prints them"
+                    .into(),
+            });
+        }
     }
     Ok((out, warnings))
 }
@@ -376,41 +388,7 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
         pod["spec"]["terminationGracePeriodSeconds"] = json!(g.as_secs());
     }
     out.push(pod);
-    // Events: `Type Reason Age From Message`, or `<none>`.
-    let events = section(block, "Events");
-    // kubectl since 1.10; older ones printed `FirstSeen LastSeen Count From SubObjectPath Type Reason Message`.
-    if let Some(h) = events.iter().find(|l| !l.text.is_empty()) {
-        if h.text.split_whitespace().collect::<Vec<_>>() != ["Type", "Reason", "Age", "From", "Message"] {
-            warnings.push(format!(
-                "line {}: pod {name}: events table in an older layout ({}): its events are not read",
-                h.no, h.text
-            ));
-            return Ok(());
-        }
-    }
-    for (i, row) in table(events).into_iter().enumerate() {
-        let [type_, reason, age_col, from, message] = row[..] else {
-            // A row cut short (pasted text): not an event.
-            continue;
-        };
-        let (last, count, over) = age(age_col);
-        // `kubelet, node-1` (older kubectl) or `kubelet`.
-        let (component, host) = from.split_once(',').map_or((from, ""), |(c, h)| (c.trim(), h.trim()));
-        out.push(json!({
-            "apiVersion": "v1",
-            "kind": "Event",
-            "metadata": {"name": format!("{name}.describe-{i}"), "namespace": namespace},
-            "involvedObject": {"kind": "Pod", "name": name, "namespace": namespace},
-            "type": type_,
-            "reason": reason,
-            "message": message,
-            "count": count,
-            "firstTimestamp": over.and_then(|d| back(anchor, d)),
-            "lastTimestamp": last.and_then(|d| back(anchor, d)),
-            "source": {"component": component, "host": host},
-            "reportingComponent": component,
-        }));
-    }
+    events(block, anchor, ("Pod", name, namespace), out, warnings);
     Ok(())
 }
 
@@ -428,6 +406,117 @@ pub(crate) fn read_file(p: &std::path::Path, c: &mut Collector) -> Result<(), In
         },
     };
     add(c, &p.display().to_string(), &bytes, anchor, from)
+}
+
+/// The `Events:` table of a pod or node: `Type Reason Age From Message`, or `<none>`.
+fn events(
+    block: &[Line<'_>],
+    anchor: Timestamp,
+    about: (&str, &str, &str),
+    out: &mut Vec<Value>,
+    warnings: &mut Vec<String>,
+) {
+    let (kind, name, namespace) = about;
+    let events = section(block, "Events");
+    // kubectl since 1.10; older ones printed `FirstSeen LastSeen Count From SubObjectPath Type Reason Message`.
+    if let Some(h) = events.iter().find(|l| !l.text.is_empty()) {
+        if h.text.split_whitespace().collect::<Vec<_>>() != ["Type", "Reason", "Age", "From", "Message"] {
+            warnings.push(format!(
+                "line {}: {} {name}: events table in an older layout ({}): its events are not read",
+                h.no,
+                kind.to_lowercase(),
+                h.text
+            ));
+            return;
+        }
+    }
+    for (i, row) in table(events).into_iter().enumerate() {
+        let [type_, reason, age_col, from, message] = row[..] else {
+            // A row cut short (pasted text): not an event.
+            continue;
+        };
+        let (last, count, over) = age(age_col);
+        // `kubelet, node-1` (older kubectl) or `kubelet`.
+        let (component, host) = from.split_once(',').map_or((from, ""), |(c, h)| (c.trim(), h.trim()));
+        out.push(json!({
+            "apiVersion": "v1",
+            "kind": "Event",
+            // A node's events live in `default`; their object has no namespace.
+            "metadata": {"name": format!("{name}.describe-{i}"), "namespace": if namespace.is_empty() { "default" } else { namespace }},
+            "involvedObject": {"kind": kind, "name": name, "namespace": namespace},
+            "type": type_,
+            "reason": reason,
+            "message": message,
+            "count": count,
+            "firstTimestamp": over.and_then(|d| back(anchor, d)),
+            "lastTimestamp": last.and_then(|d| back(anchor, d)),
+            "source": {"component": component, "host": host},
+            "reportingComponent": component,
+        }));
+    }
+}
+
+/// A node: its taints, conditions (with their own times), runtime and kubelet versions, Lease renew time,
+/// and its events.
+fn node(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &mut Vec<String>) {
+    let name = top(block, "Name").unwrap_or("");
+    // `Taints: key=value:Effect` or `key:Effect`, then more indented under it; `<none>`.
+    let taints: Vec<Value> = block
+        .iter()
+        .skip_while(|l| !(l.indent == 0 && l.text.starts_with("Taints:")))
+        .enumerate()
+        .take_while(|(i, l)| *i == 0 || l.indent > 0)
+        .filter_map(|(i, l)| {
+            let t = if i == 0 { l.text.trim_start_matches("Taints:").trim() } else { l.text };
+            let (kv, effect) = t.rsplit_once(':')?;
+            let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
+            (!key.is_empty() && !key.starts_with('<')).then(|| json!({"key": key, "value": value, "effect": effect}))
+        })
+        .collect();
+    let time = |v: &str| rfc1123z(v);
+    let conditions: Vec<Value> = table(section(block, "Conditions"))
+        .into_iter()
+        .filter(|r| r.len() >= 2)
+        .map(|r| {
+            let cell = |i: usize| r.get(i).copied().unwrap_or("");
+            json!({"type": cell(0), "status": cell(1), "lastHeartbeatTime": time(cell(2)), "lastTransitionTime": time(cell(3)),
+                "reason": cell(4), "message": cell(5)})
+        })
+        .collect();
+    let info = section(block, "System Info");
+    let labels: Map<String, Value> = block
+        .iter()
+        .skip_while(|l| !(l.indent == 0 && l.text.starts_with("Labels:")))
+        .enumerate()
+        .take_while(|(i, l)| *i == 0 || l.indent > 0 && l.field().is_none())
+        .filter_map(|(i, l)| {
+            let kv = if i == 0 { l.text.trim_start_matches("Labels:").trim() } else { l.text };
+            kv.split_once('=').map(|(k, v)| (k.to_string(), json!(v)))
+        })
+        .collect();
+    out.push(json!({
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "uid": format!("describe:{name}"), "labels": labels,
+            "creationTimestamp": top(block, "CreationTimestamp").and_then(time)},
+        "spec": {"unschedulable": top(block, "Unschedulable") == Some("true"), "taints": taints},
+        "status": {"conditions": conditions, "nodeInfo": {
+            "kubeletVersion": get(info, "Kubelet Version").unwrap_or(""),
+            "containerRuntimeVersion": get(info, "Container Runtime Version").unwrap_or(""),
+            "osImage": get(info, "OS Image").unwrap_or(""),
+            "kernelVersion": get(info, "Kernel Version").unwrap_or(""),
+        }},
+    }));
+    // `Lease:` (kubectl 1.14+): the kubelet's heartbeat.
+    if let Some(renew) = get(section(block, "Lease"), "RenewTime").and_then(time) {
+        out.push(json!({
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {"name": name, "namespace": "kube-node-lease"},
+            "spec": {"holderIdentity": get(section(block, "Lease"), "HolderIdentity").unwrap_or(name), "renewTime": renew},
+        }));
+    }
+    events(block, anchor, ("Node", name, ""), out, warnings);
 }
 
 /// Add a describe text's objects to the collector, with a warning saying how its times were dated.
@@ -492,12 +581,23 @@ mod tests {
             ":",
             "  :",
         ];
-        let lines: Vec<&str> = text.lines().collect();
-        for i in 0..lines.len() {
-            for w in weird {
-                let mut l = lines.clone();
-                l[i] = w;
-                let _ = objects(&l.join("\n"), anchor);
+        let node = include_str!("../../unstuck/tests/fixtures/describe/node-notready.txt");
+        let (objs, _) = objects(node, anchor).unwrap();
+        assert_eq!(objs.iter().map(|o| o["kind"].as_str().unwrap()).collect::<Vec<_>>(), ["Node", "Lease", "Event"]);
+        assert_eq!(
+            objs[0]["spec"]["taints"][0],
+            serde_json::json!({"key": "node.kubernetes.io/unreachable", "value": "", "effect": "NoExecute"})
+        );
+        assert_eq!(objs[0]["status"]["conditions"][3]["lastHeartbeatTime"], "2023-03-22T06:48:55Z");
+        assert_eq!(objs[0]["status"]["nodeInfo"]["containerRuntimeVersion"], "docker://20.10.7");
+        for text in [text, node] {
+            let lines: Vec<&str> = text.lines().collect();
+            for i in 0..lines.len() {
+                for w in weird {
+                    let mut l = lines.clone();
+                    l[i] = w;
+                    let _ = objects(&l.join("\n"), anchor);
+                }
             }
         }
     }

@@ -91,3 +91,48 @@ fn a_describe_text_that_does_not_parse_names_the_file_and_line() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("bad.txt") && err.contains("line 1:") && err.contains("lasts forever"), "{err}");
 }
+
+#[test]
+fn a_pod_and_its_nodes_describe_texts_together_show_a_lost_node() {
+    // Seed 001's first steps: `kubectl describe pod` on the stuck pod, then `kubectl describe node`.
+    let (code, out, err) = run(&[
+        "diagnose",
+        fixture("terminating-on-lost-node.txt").to_str().unwrap(),
+        fixture("node-notready.txt").to_str().unwrap(),
+        "--now",
+        "2023-03-22T07:32:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<(String, String, String)> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = &f["subject"];
+            let name = match s["namespace"].as_str() {
+                Some(ns) => format!("{ns}/{}", s["name"].as_str().unwrap()),
+                None => s["name"].as_str().unwrap().to_string(),
+            };
+            (f["rule"].as_str().unwrap().into(), s["kind"].as_str().unwrap().into(), name)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("node-lost".to_string(), "Node".to_string(), "k8s-node-117".to_string()),
+            ("node-lost".to_string(), "Pod".to_string(), "ops/crontab-0".to_string()),
+        ]
+    );
+    let node = &r["findings"][0];
+    let ev = node["evidence"].to_string();
+    // The node's own conditions and taints (with their times), its Lease, and the node controller's event.
+    assert!(ev.contains("Ready=Unknown (NodeStatusUnknown)"), "{ev}");
+    assert!(ev.contains("node.kubernetes.io/unreachable"), "{ev}");
+    assert!(ev.contains("Lease kube-node-lease/k8s-node-117"), "{ev}");
+    // The node alone: the same node finding, and its reported versions are read.
+    let r = report(&fixture("node-notready.txt"));
+    assert_eq!(triples(&r), [t("node-lost", "Node", "k8s-node-117")]);
+}
