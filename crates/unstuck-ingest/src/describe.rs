@@ -163,6 +163,20 @@ fn section<'l, 'a>(block: &'l [Line<'a>], name: &str) -> &'l [Line<'a>] {
     &rest[..n]
 }
 
+/// `Labels: app=web`, then more `k=v` lines indented under it.
+fn labels(block: &[Line<'_>]) -> Map<String, Value> {
+    block
+        .iter()
+        .skip_while(|l| !(l.indent == 0 && l.text.starts_with("Labels:")))
+        .enumerate()
+        .take_while(|(i, l)| *i == 0 || l.indent > 0 && l.field().is_none())
+        .filter_map(|(i, l)| {
+            let kv = if i == 0 { l.text.trim_start_matches("Labels:").trim() } else { l.text };
+            kv.split_once('=').map(|(k, v)| (k.to_string(), json!(v)))
+        })
+        .collect()
+}
+
 /// A top-level field's value.
 fn top<'a>(block: &[Line<'a>], name: &str) -> Option<&'a str> {
     block
@@ -325,18 +339,7 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
     if let Some(g) = top(block, "Termination Grace Period").and_then(human_duration) {
         meta.insert("deletionGracePeriodSeconds".into(), json!(g.as_secs()));
     }
-    // `Labels: app=web` then more `k=v` lines indented under it.
-    let labels: Map<String, Value> = block
-        .iter()
-        .skip_while(|l| !(l.indent == 0 && l.text.starts_with("Labels:")))
-        .enumerate()
-        .take_while(|(i, l)| *i == 0 || l.indent > 0 && l.field().is_none())
-        .filter_map(|(i, l)| {
-            let kv = if i == 0 { l.text.trim_start_matches("Labels:").trim() } else { l.text };
-            kv.split_once('=').map(|(k, v)| (k.to_string(), json!(v)))
-        })
-        .collect();
-    meta.insert("labels".into(), Value::Object(labels));
+    meta.insert("labels".into(), Value::Object(labels(block)));
     if let Some((kind, owner)) = top(block, "Controlled By").and_then(|c| c.split_once('/')) {
         let api = match kind {
             "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Deployment" => "apps/v1",
@@ -484,20 +487,10 @@ fn node(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &
         })
         .collect();
     let info = section(block, "System Info");
-    let labels: Map<String, Value> = block
-        .iter()
-        .skip_while(|l| !(l.indent == 0 && l.text.starts_with("Labels:")))
-        .enumerate()
-        .take_while(|(i, l)| *i == 0 || l.indent > 0 && l.field().is_none())
-        .filter_map(|(i, l)| {
-            let kv = if i == 0 { l.text.trim_start_matches("Labels:").trim() } else { l.text };
-            kv.split_once('=').map(|(k, v)| (k.to_string(), json!(v)))
-        })
-        .collect();
     out.push(json!({
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": {"name": name, "uid": format!("describe:{name}"), "labels": labels,
+        "metadata": {"name": name, "uid": format!("describe:{name}"), "labels": labels(block),
             "creationTimestamp": top(block, "CreationTimestamp").and_then(time)},
         "spec": {"unschedulable": top(block, "Unschedulable") == Some("true"), "taints": taints},
         "status": {"conditions": conditions, "nodeInfo": {

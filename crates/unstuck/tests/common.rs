@@ -64,6 +64,23 @@ pub fn triples(r: &Report) -> Vec<(String, String, String)> {
     v
 }
 
+/// (rule, kind, namespace/name) of each finding of a JSON report, in its order.
+pub fn json_triples(v: &serde_json::Value) -> Vec<(String, String, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = &f["subject"];
+            let name = match s["namespace"].as_str() {
+                Some(ns) => format!("{ns}/{}", s["name"].as_str().unwrap()),
+                None => s["name"].as_str().unwrap().to_string(),
+            };
+            (f["rule"].as_str().unwrap().to_string(), s["kind"].as_str().unwrap().to_string(), name)
+        })
+        .collect()
+}
+
 pub fn t(rule: &str, kind: &str, name: &str) -> (String, String, String) {
     (rule.into(), kind.into(), name.into())
 }

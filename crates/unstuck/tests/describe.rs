@@ -106,25 +106,9 @@ fn a_pod_and_its_nodes_describe_texts_together_show_a_lost_node() {
     ]);
     assert_eq!(code, 1, "{err}");
     let r: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let found: Vec<(String, String, String)> = r["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let s = &f["subject"];
-            let name = match s["namespace"].as_str() {
-                Some(ns) => format!("{ns}/{}", s["name"].as_str().unwrap()),
-                None => s["name"].as_str().unwrap().to_string(),
-            };
-            (f["rule"].as_str().unwrap().into(), s["kind"].as_str().unwrap().into(), name)
-        })
-        .collect();
     assert_eq!(
-        found,
-        [
-            ("node-lost".to_string(), "Node".to_string(), "k8s-node-117".to_string()),
-            ("node-lost".to_string(), "Pod".to_string(), "ops/crontab-0".to_string()),
-        ]
+        common::json_triples(&r),
+        [t("node-lost", "Node", "k8s-node-117"), t("node-lost", "Pod", "ops/crontab-0")]
     );
     let node = &r["findings"][0];
     let ev = node["evidence"].to_string();

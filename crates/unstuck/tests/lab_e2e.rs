@@ -15,19 +15,7 @@ use common::*;
 use unstuck_lab::{scenarios, ControlPlane, LabConfig, SimKubelet};
 
 fn findings(v: &serde_json::Value) -> BTreeSet<(String, String, String)> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let s = &f["subject"];
-            let name = match s["namespace"].as_str() {
-                Some(ns) => format!("{ns}/{}", s["name"].as_str().unwrap()),
-                None => s["name"].as_str().unwrap().to_string(),
-            };
-            (f["rule"].as_str().unwrap().to_string(), s["kind"].as_str().unwrap().to_string(), name)
-        })
-        .collect()
+    json_triples(v).into_iter().collect()
 }
 
 /// Run unstuck; its standard output as JSON (Null when it is not JSON, e.g. on exit code 2).

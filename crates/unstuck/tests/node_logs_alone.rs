@@ -82,7 +82,7 @@ fn kubectl_output_given_as_a_file_is_not_taken_for_a_log() {
     // A YAML manifest with a mistake stays a YAML error (exit 2 in the CLI), naming the file.
     let bad = dir.path().join("pod.yaml");
     std::fs::write(&bad, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  labels: {a: b\n").unwrap();
-    let e = unstuck_ingest::load(&[bad.clone()], &unstuck_ingest::Options::default()).unwrap_err();
+    let e = unstuck_ingest::load(std::slice::from_ref(&bad), &unstuck_ingest::Options::default()).unwrap_err();
     assert!(e.to_string().contains("pod.yaml"), "{e}");
     // A JSON list is read as objects.
     let pods = example("seed-001-node-problems").join("finance/pods.json");
