@@ -14,6 +14,8 @@ for f in examples/*/*/pods.json examples/*/*/events.json examples/*/nodes.json; 
   head -c 65536 "$f" > "fuzz/corpus/kubectl_output/$(echo "$f" | tr / _)"
   head -c 65536 "$f" > "fuzz/corpus/dump_list/$(echo "$f" | tr / _)"
 done
+# kubectl describe pod/node text goes through the same reader (sniffed first).
+for f in crates/unstuck/tests/fixtures/describe/*.txt; do cp "$f" "fuzz/corpus/kubectl_output/describe-$(basename "$f")"; done
 cp crates/unstuck-logs/src/signatures.yaml fuzz/corpus/signatures/builtin.yaml
 python3 -c "
 import json
