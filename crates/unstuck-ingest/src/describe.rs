@@ -1,8 +1,9 @@
-//! `kubectl describe pod` text, as an on-call engineer pastes it into a ticket, read into the API's shapes.
+//! `kubectl describe pod` and `kubectl describe node` text, as an on-call engineer pastes it into a ticket,
+//! read into the API's shapes.
 //!
 //! Describe prints what the API holds in a form for people: `Status: Terminating (lasts 54m)` instead of a
 //! deletion timestamp, `Age: 2m (x25 over 54m)` instead of event times, no UID, no finalizers, no hooks. So
-//! the text is read into the same objects a dump holds (pods and their events), with times counted back
+//! the text is read into the same objects a dump holds (pods, nodes, Leases, events), with times counted back
 //! from an anchor: `--now` when given, else the file's modification time (describe carries no capture
 //! time), and the report says so. Each pod gets a made-up UID (`describe:<namespace>/<name>`), which no
 //! API server accepts as a precondition: a fix planned from describe text cannot be applied by mistake.
@@ -17,8 +18,8 @@ pub(crate) const SHOWS_LESS: &str = "kubectl describe shows no UID, finalizers o
     a made-up UID (describe:<namespace>/<name>, refused by the API as a precondition), and rules that read \
     finalizers or postStart hooks see none";
 
-/// Whether text reads as `kubectl describe pod` output: `Name:` first, then `Namespace:`, and the pod's
-/// own sections.
+/// Whether text reads as `kubectl describe` output: `Name:` first, then a pod's fields (`Namespace:`,
+/// `Status:`, `Containers:` or `Node:`) or a node's (`Roles:` or `Taints:`, `CreationTimestamp:`).
 pub(crate) fn sniff(bytes: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(&bytes[..bytes.len().min(64 * 1024)]).or_else(|e| {
         // A cut in the middle of a character at the sniffing limit.
@@ -353,15 +354,13 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
     }
     let (spec_c, status_c) = containers(block, "Containers");
     let (spec_i, status_i) = containers(block, "Init Containers");
-    let started = status_c.iter().any(|s| s.pointer("/state/running").is_some());
+    // Describe shows `Terminating` instead of the phase: a pod whose containers all still wait to be
+    // created is Pending, any other (running, or stopped and waiting for its volumes) Running.
+    let all_waiting = !status_c.is_empty()
+        && status_c.iter().all(|s| s.pointer("/state/waiting").is_some() || s["state"] == json!({}));
     let phase = match status_text {
-        s if s.starts_with("Terminating") => {
-            if started || status_c.is_empty() {
-                "Running"
-            } else {
-                "Pending"
-            }
-        }
+        s if s.starts_with("Terminating") && all_waiting => "Pending",
+        s if s.starts_with("Terminating") => "Running",
         s => s,
     };
     let conditions: Vec<Value> = table(section(block, "Conditions"))
@@ -551,6 +550,10 @@ mod tests {
         let (objs, _) = objects(text, anchor).unwrap();
         assert_eq!(objs.len(), 2);
         assert_eq!(objs[0]["metadata"]["deletionTimestamp"], "2023-03-22T08:06:00Z");
+        // Terminating with its container stopped: phase Running, not Pending.
+        assert_eq!(objs[0]["status"]["phase"], "Running");
+        let waiting = text.replace("State:          Terminated", "State:          Waiting");
+        assert_eq!(objects(&waiting, anchor).unwrap().0[0]["status"]["phase"], "Pending");
         assert_eq!(objs[0]["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 137);
         assert_eq!(objs[0]["status"]["containerStatuses"][0]["lastState"]["waiting"]["reason"], "CrashLoopBackOff");
         assert_eq!(objs[0]["spec"]["volumes"][0]["nfs"]["server"], "10.0.0.9");
