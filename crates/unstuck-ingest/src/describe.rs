@@ -337,8 +337,9 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
             rfc1123z(at).ok_or(Bad { line: first, msg: format!("pod {name}: `Status: {status_text}`: not a time") })?;
         meta.insert("deletionTimestamp".into(), json!(t));
     }
-    if let Some(g) = top(block, "Termination Grace Period").and_then(human_duration) {
-        meta.insert("deletionGracePeriodSeconds".into(), json!(g.as_secs()));
+    let grace = top(block, "Termination Grace Period").and_then(human_duration).map(|g| g.as_secs());
+    if let Some(g) = grace {
+        meta.insert("deletionGracePeriodSeconds".into(), json!(g));
     }
     meta.insert("labels".into(), Value::Object(labels(block)));
     if let Some((kind, owner)) = top(block, "Controlled By").and_then(|c| c.split_once('/')) {
@@ -386,8 +387,8 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
     if let Some(t) = top(block, "Start Time").and_then(rfc1123z) {
         pod["status"]["startTime"] = json!(t);
     }
-    if let Some(g) = top(block, "Termination Grace Period").and_then(human_duration) {
-        pod["spec"]["terminationGracePeriodSeconds"] = json!(g.as_secs());
+    if let Some(g) = grace {
+        pod["spec"]["terminationGracePeriodSeconds"] = json!(g);
     }
     out.push(pod);
     events(block, anchor, ("Pod", name, namespace), out, warnings);

@@ -162,10 +162,11 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
             }
             None => {
                 c.set_source("files", p);
-                if describe::sniff(&read_head(p)?) {
+                let head = read_head(p)?;
+                if describe::sniff(&head) {
                     return describe::read_file(p, c);
                 }
-                if tree::is_loose_node_log(p)? {
+                if tree::is_loose_node_log(p, &head) {
                     tree::read_loose_log(p, c);
                     return Ok(());
                 }

@@ -361,17 +361,16 @@ fn host_from_info(b: &[u8]) -> Option<String> {
 /// A single file given on the command line that is a node log, not kubectl output: its head reads as a
 /// log ([`unstuck_logs::sniff`]), or it is named like one (`kubelet.log`, `messages`, `syslog`…) and is not
 /// JSON; JSON only when it is a `journalctl -o json` export.
-pub(crate) fn is_loose_node_log(p: &Path) -> Result<bool, IngestError> {
-    let mut head = Vec::with_capacity(unstuck_logs::sniff::HEAD);
-    let f = fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
-    f.take(unstuck_logs::sniff::HEAD as u64).read_to_end(&mut head).map_err(|e| IngestError::io(p, e))?;
-    let reads_as_log = unstuck_logs::sniff(&head).is_none();
+/// Whether a loose file is a node log, from its first bytes (`head`, at least the sniffer's).
+pub(crate) fn is_loose_node_log(p: &Path, head: &[u8]) -> bool {
+    let head = &head[..head.len().min(unstuck_logs::sniff::HEAD)];
+    let reads_as_log = unstuck_logs::sniff(head).is_none();
     let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(match head.iter().find(|b| !b.is_ascii_whitespace()) {
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
         None | Some(b'[') => false,
         Some(b'{') => reads_as_log,
         Some(_) => reads_as_log || crate::layout::is_node_log_name(&name),
-    })
+    }
 }
 
 /// Scan a loose node log file: each line's host column names its node. Problems reading it become
