@@ -287,12 +287,15 @@ impl SimKubelet {
 
     async fn step(&mut self) -> Result<()> {
         self.tick += 1;
+        // The pods first, then the mode: a scenario sets a node's mode before it creates the pod, so a
+        // pod seen here was created after its mode was set, and the mode read next is that one (read in
+        // the other order, a pod created between the two reads would start healthy and stay so).
+        let pods: Api<Pod> = Api::all(self.client.clone());
+        let list = pods.list(&ListParams::default().fields(&format!("spec.nodeName={}", self.spec.name))).await?;
         let mode = self.mode().await;
         if mode == "lost" {
             return Ok(()); // powered off: no heartbeat, no status, no pod handling
         }
-        let pods: Api<Pod> = Api::all(self.client.clone());
-        let list = pods.list(&ListParams::default().fields(&format!("spec.nodeName={}", self.spec.name))).await?;
         for pod in list.items {
             if let Err(e) = self.handle(&mode, &pod).await {
                 tracing::debug!("pod {:?}: {e}", pod.metadata.name);
