@@ -338,7 +338,8 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
         meta.insert("deletionTimestamp".into(), json!(t));
     }
     let grace = top(block, "Termination Grace Period").and_then(human_duration).map(|g| g.as_secs());
-    if let Some(g) = grace {
+    // The API sets a deletion grace period only on a pod being deleted.
+    if let Some(g) = grace.filter(|_| meta.contains_key("deletionTimestamp")) {
         meta.insert("deletionGracePeriodSeconds".into(), json!(g));
     }
     meta.insert("labels".into(), Value::Object(labels(block)));
@@ -555,6 +556,11 @@ mod tests {
         assert_eq!(objs[0]["status"]["phase"], "Running");
         let waiting = text.replace("State:          Terminated", "State:          Waiting");
         assert_eq!(objects(&waiting, anchor).unwrap().0[0]["status"]["phase"], "Pending");
+        // The grace period is the spec's; a deletion grace period only on the pod being deleted.
+        assert_eq!(objs[0]["metadata"]["deletionGracePeriodSeconds"], 30);
+        let running = objects(&text.replace("Terminating (lasts 54m)", "Running"), anchor).unwrap().0;
+        assert_eq!(running[0]["spec"]["terminationGracePeriodSeconds"], 30);
+        assert!(running[0]["metadata"].get("deletionGracePeriodSeconds").is_none(), "{}", running[0]);
         assert_eq!(objs[0]["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 137);
         assert_eq!(objs[0]["status"]["containerStatuses"][0]["lastState"]["waiting"]["reason"], "CrashLoopBackOff");
         assert_eq!(objs[0]["spec"]["volumes"][0]["nfs"]["server"], "10.0.0.9");

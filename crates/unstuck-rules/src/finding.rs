@@ -72,12 +72,12 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// A node fact, citing the collector file it was read from.
     /// A line of a container's own output as the bundle carries it (`<ns>/<pod>/logs.txt`).
     pub fn container_output(file: &str, line: Option<u64>, text: impl Into<String>) -> Self {
         Evidence { source: EvidenceSource::Log, file: Some(file.to_string()), line, ..Evidence::api(text) }
     }
 
+    /// A node fact, citing the collector file it was read from.
     pub fn node_fact(file: &str, text: impl Into<String>) -> Self {
         Evidence { source: EvidenceSource::Node, file: Some(file.to_string()), ..Evidence::api(text) }
     }

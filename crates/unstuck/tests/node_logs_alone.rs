@@ -176,7 +176,12 @@ fn a_kubelet_that_could_not_report_for_longer_than_the_grace_period_is_a_lost_no
     let f = &r.findings[0];
     assert_eq!(f.state, "Unknown (no Node object in the input)");
     assert!(f.summary.contains("could not report to the API server for 3m"), "{}", f.summary);
-    assert!(f.evidence.iter().any(|e| e.text.contains("up to the end of its log")), "{:#?}", f.evidence);
+    // The span is read off the log lines: log evidence citing the first failure (line 2: after the
+    // registration line), not an API field.
+    let span = f.evidence.iter().find(|e| e.text.contains("up to the end of its log")).expect("the span");
+    assert_eq!(span.source, unstuck_rules::EvidenceSource::Log, "{span:#?}");
+    assert_eq!((span.file.as_deref(), span.line), (Some("node-a/kubelet.log"), Some(2)), "{span:#?}");
+    assert!(span.time.is_some() && span.last_time > span.time, "{span:#?}");
     assert!(f.evidence.iter().any(|e| e.text.contains("Error updating node status")), "{:#?}", f.evidence);
     // Nothing here changes the cluster; the first step is the node's path to the API server.
     assert!(f.remediation.iter().all(|s| !s.mutating));
