@@ -82,6 +82,22 @@ impl Evidence {
         Evidence { source: EvidenceSource::Node, file: Some(file.to_string()), ..Evidence::api(text) }
     }
 
+    /// What several node log lines say together: log evidence (not an API field) citing where they
+    /// start (the earliest, then the first in file order) and spanning their times.
+    pub fn log_summary(hits: &[&unstuck_model::LogHit], text: impl Into<String>) -> Self {
+        let opening = hits.iter().min_by_key(|h| (h.time.is_none(), h.time, &h.file, h.line));
+        let last = hits.iter().filter_map(|h| h.last_time.or(h.time)).max();
+        let first = opening.and_then(|h| h.time);
+        Evidence {
+            source: EvidenceSource::Log,
+            file: opening.map(|h| h.file.clone()),
+            line: opening.map(|h| h.line),
+            time: first,
+            last_time: last.filter(|l| Some(*l) != first),
+            ..Evidence::api(text)
+        }
+    }
+
     pub fn api(text: impl Into<String>) -> Self {
         Evidence {
             source: EvidenceSource::Api,

@@ -212,3 +212,58 @@ fn a_burst_of_retries_within_seconds_is_no_lost_node_from_logs_alone() {
     let r = kubelet_log_alone(&[status_failed("15:10:01"), status_failed("15:10:40")]);
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
 }
+
+const POD_UID: &str = "5f3c1b2e-9d4a-4c8e-b1a7-2e6f8d9c0a13";
+
+/// The kubelet's retry line for a failed volume operation at `hh:mm:ss`, as journald shows it: `error` is
+/// what failed (`UnmountVolume.TearDown failed …` or `MountVolume.SetUp failed …`).
+fn volume_op_failed(hms: &str, error: &str) -> String {
+    format!(
+        "Mar 22 {hms} node-a kubelet[1272]: E0322 {hms}.919124    1272 nestedpendingoperations.go:348] Operation for \"{{volumeName:kubernetes.io/nfs/{POD_UID}-share podName:{POD_UID} nodeName:}}\" failed. No retries permitted until 2023-03-22 {hms}.919065 +0000 UTC m=+967942.401661721 (durationBeforeRetry 2m2s). Error: {error}\n"
+    )
+}
+
+#[test]
+fn teardown_failures_in_a_kubelet_log_alone_name_the_pods_they_hold_on_the_node_finding() {
+    let teardown = format!(
+        "UnmountVolume.TearDown failed for volume \"share\" (UniqueName: \"kubernetes.io/nfs/{POD_UID}-share\") pod \"{POD_UID}\" (UID: \"{POD_UID}\") : unmount failed: exit status 16: umount.nfs: /var/lib/kubelet/pods/{POD_UID}/volumes/kubernetes.io~nfs/share: device is busy"
+    );
+    let r = kubelet_log_alone(&[volume_op_failed("15:10:01", &teardown), volume_op_failed("15:12:03", &teardown)]);
+    assert_eq!(triples(&r), [t("volume-unmount-hang", "Node", "node-a")]);
+    let f = &r.findings[0];
+    assert!(f.summary.contains(&format!("volumes of pod `{POD_UID}`")), "{}", f.summary);
+    // The pod is named once, from the lines (no pod object): log evidence citing the first line.
+    let named = f.evidence.iter().find(|e| e.text.contains("failures to tear down the volumes of 1 pod(s)")).unwrap();
+    assert_eq!(named.source, unstuck_rules::EvidenceSource::Log, "{named:#?}");
+    assert_eq!((named.file.as_deref(), named.line), (Some("node-a/kubelet.log"), Some(2)), "{named:#?}");
+    assert!(f.evidence.iter().any(|e| e.text.contains("UnmountVolume.TearDown failed")), "{:#?}", f.evidence);
+    // First the node (find what holds the mounts), then the pods by UID; nothing applied by unstuck.
+    assert!(matches!(f.remediation[0].target, unstuck_rules::Target::Host(ref n) if n == "node-a"));
+    assert!(f
+        .remediation
+        .iter()
+        .any(|s| s.command.as_deref().is_some_and(|c| c.contains(POD_UID) && c.contains("kubectl get pods"))));
+    assert!(f.remediation.iter().all(|s| !s.mutating));
+}
+
+#[test]
+fn set_up_failures_and_unnamed_busy_lines_in_a_kubelet_log_alone_are_no_teardown_hang() {
+    // A mount that fails (the pod cannot start) retries with the same words but is no teardown.
+    let setup = format!(
+        "MountVolume.SetUp failed for volume \"share\" (UniqueName: \"kubernetes.io/nfs/{POD_UID}-share\") pod \"web-0\" (UID: \"{POD_UID}\") : mount failed: exit status 32"
+    );
+    // `device or resource busy` naming no pod: any process's error.
+    let busy = "Mar 22 15:10:05 node-a kubelet[1272]: E0322 15:10:05.000000    1272 kubelet_volumes.go:245] \"failed to remove directory\" err=\"remove /var/lib/kubelet/plugins/kubernetes.io/csi/pv/vol-1: device or resource busy\"\n";
+    let r = kubelet_log_alone(&[volume_op_failed("15:10:01", &setup), busy.to_string()]);
+    assert!(r.findings.iter().all(|f| f.rule != "volume-unmount-hang"), "{:#?}", r.findings);
+}
+
+#[test]
+fn orphaned_pod_housekeeping_in_a_kubelet_log_alone_is_no_teardown_hang() {
+    // The kubelet cleans up directories of pods the API no longer has: no pod waits on them.
+    let orphan = format!(
+        "Mar 22 15:10:01 node-a kubelet[1272]: E0322 15:10:01.449132    1272 kubelet_volumes.go:245] \"There were many similar errors. Turn up verbosity to see them.\" err=\"orphaned pod \\\"{POD_UID}\\\" found, but error not a directory occurred when trying to remove the volumes dir\" numErrs=1\n"
+    );
+    let r = kubelet_log_alone(&[orphan]);
+    assert!(r.findings.iter().all(|f| f.rule != "volume-unmount-hang"), "{:#?}", r.findings);
+}

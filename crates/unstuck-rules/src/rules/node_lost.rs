@@ -247,20 +247,14 @@ fn cut_off_by_its_logs(cx: &Cx<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
         format!("until {last} (its later lines say nothing of it)")
     };
     let n = sh(h.name);
-    // What the lines say together: log evidence (not an API field), citing where the failures start.
-    let opening = hits.iter().filter(|x| x.time == Some(first)).min_by_key(|x| (&x.file, x.line));
-    let mut evidence = vec![Evidence {
-        source: crate::EvidenceSource::Log,
-        file: opening.map(|x| x.file.clone()),
-        line: opening.map(|x| x.line),
-        last_time: Some(last),
-        ..Evidence::api(format!(
+    let mut evidence = vec![Evidence::log_summary(
+        &hits,
+        format!(
             "the kubelet logged failures to report to the API server from {first} {until}: {}, longer than the \
              node controller's grace period (40 s; 50 s from Kubernetes 1.32)",
             crate::util::human(span)
-        ))
-        .at(Some(first))
-    }];
+        ),
+    )];
     evidence.extend(crate::rules::logs_evidence(&hits, 2));
     Some(Cause {
         severity: None,

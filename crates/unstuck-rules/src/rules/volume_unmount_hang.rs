@@ -12,7 +12,9 @@ declare_rule! {
     /// node plugin's `NodeUnpublishVolume` or `rbd unmap` failures), or a node whose kernel reports a dead NFS server
     /// (`nfs: server … not responding, still trying`) or hung tasks (`INFO: task … blocked for more than
     /// … seconds`) while the pod mounts a network filesystem — in its logs, or through the API as
-    /// node-problem-detector's `TaskHung` events on the Node.
+    /// node-problem-detector's `TaskHung` events on the Node. With node logs alone (no pod in the input),
+    /// the node's finding names the pods whose teardown failures the kubelet logs (`pod "<uid>"`,
+    /// `podName:<uid>`, `/var/lib/kubelet/pods/<uid>/…`), and says how to find them in the cluster.
     ///
     /// ## Why it matters
     /// The kubelet only removes a pod once its volumes are unmounted. A mount whose server is gone
@@ -163,6 +165,143 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     })
 }
 
+/// Words of a volume teardown (not a set-up) in a kubelet or runtime line.
+const TEARDOWN: &[&str] = &[
+    "TearDown",
+    "Unmount",
+    "unmount",
+    "umount",
+    "UnmapVolume",
+    "not been cleaned up",
+    "subPath mounts",
+    "mounted by other references",
+    "loopback device",
+];
+/// Where a teardown line names its pod: a path under the pod's directory, `pod "<uid>"` (also escaped
+/// inside a quoted error), `(UID: "<uid>")`, `podName:<uid>`, `podUID="<uid>"` or `pod="<ns>/<name>"`.
+const POD_MARKS: &[&str] = &[
+    "/var/lib/kubelet/pods/",
+    "pod \\\"",
+    "pod \"",
+    "(UID: \\\"",
+    "(UID: \"",
+    "podName:",
+    "podUID=\\\"",
+    "podUID=\"",
+    "podUID=",
+    "pod=\\\"",
+    "pod=\"",
+];
+
+/// The pods a line names, as it names them (a UID, possibly redacted, or `ns/name`), in order, once each.
+fn named_pods(line: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for m in POD_MARKS {
+        let slash_ok = m.starts_with("pod=");
+        for (i, _) in line.match_indices(m) {
+            let rest = &line[i + m.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c) || (slash_ok && c == '/')))
+                .unwrap_or(rest.len());
+            let id = rest[..end].trim_end_matches('.');
+            if id.len() >= 3 && !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
+}
+
+/// Node logs alone (no pod in the input): the kubelet's teardown failures name the pods they keep from
+/// going away, and there is no pod object to hang them on, so the node's finding names them. A line that
+/// names no pod, or speaks of setting a volume up, is not read here (`device or resource busy` alone is
+/// common; `No retries permitted until` follows mount failures too). [`TEARDOWN`] leaves out the kubelet's
+/// housekeeping of orphaned pod directories (`Orphaned pod "<uid>" found, but volume paths are still
+/// present on disk`, `failed to rmdir() volume`): it runs only for pods the API no longer has, so no pod
+/// is left waiting.
+fn pods_left_by_teardown<'h>(hits: &[&'h unstuck_model::LogHit]) -> (Vec<&'h unstuck_model::LogHit>, Vec<&'h str>) {
+    let mut lines = Vec::new();
+    let mut pods: Vec<&str> = Vec::new();
+    for h in hits.iter().copied() {
+        let t = h.text.as_str();
+        if !TEARDOWN.iter().any(|w| t.contains(w)) || t.contains("MountVolume.SetUp failed") {
+            continue;
+        }
+        let named = named_pods(t);
+        if named.is_empty() {
+            continue;
+        }
+        for p in named {
+            if !pods.contains(&p) {
+                pods.push(p);
+            }
+        }
+        lines.push(h);
+    }
+    (lines, pods)
+}
+
+fn teardown_from_logs_alone(cx: &Cx<'_>, h: &NodeHealth<'_>, hung: &[&unstuck_model::LogHit]) -> Option<Cause> {
+    let all = h.hits_for(RULE.id);
+    let (lines, pods) = pods_left_by_teardown(&all);
+    if pods.is_empty() {
+        return None;
+    }
+    let shown = |v: &[&str]| {
+        let mut s = v.iter().take(5).map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ");
+        if v.len() > 5 {
+            s.push_str(&format!(" and {} more", v.len() - 5));
+        }
+        s
+    };
+    let ids = pods.iter().map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join("|");
+    let mut evidence = vec![Evidence::log_summary(
+        &lines,
+        format!(
+            "the kubelet logged failures to tear down the volumes of {} pod(s): {} (no pod object in the input)",
+            pods.len(),
+            shown(&pods)
+        ),
+    )];
+    evidence.extend(logs_evidence(&[hung, &lines[..]].concat(), 4));
+    let mut steps = vec![
+        StepDraft::host(
+            h.name,
+            "On the node: find these pods' mounts still held, and what holds them (a process, a dead NFS server, \
+             a busy device)",
+            format!("grep -E '{ids}' /proc/mounts; timeout 5 df -h >/dev/null || echo 'a mount hangs'"),
+        ),
+        StepDraft::host(
+            h.name,
+            "If the volume's server or device is gone for good, lazily unmount what is left under each pod's \
+             directory; the kubelet then finishes the teardown",
+            "umount -l /var/lib/kubelet/pods/POD-UID/volumes/KIND/NAME",
+        )
+        .risk("data still buffered for the mount is lost"),
+        StepDraft::cluster(
+            "Find the pods the lines name and whether they are still Terminating",
+            format!(
+                "kubectl get pods -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,\
+                 UID:.metadata.uid,DELETED:.metadata.deletionTimestamp | grep -E '{ids}'"
+            ),
+        ),
+    ];
+    if !hung.is_empty() {
+        replace_node(h.name, &role_labels(cx, h.name), h.runtime(), &mut steps);
+    }
+    Some(Cause {
+        severity: None,
+        summary: format!(
+            "the kubelet on {} cannot tear down the volumes of {}: such pods stay Terminating until their \
+             volumes are unmounted",
+            h.name,
+            if pods.len() == 1 { format!("pod {}", shown(&pods)) } else { format!("{} pods", pods.len()) }
+        ),
+        evidence,
+        remediation: steps,
+    })
+}
+
 fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Option<Cause> {
     let hits: Vec<_> = h
         .hits_for(RULE.id)
@@ -170,6 +309,11 @@ fn node_check(cx: &Cx<'_>, h: &NodeHealth<'_>, _stuck: &[&StuckPod<'_>]) -> Opti
         .filter(|x| x.signature == "nfs-not-responding" || x.signature == "hung-task")
         .collect();
     let reported = h.problems_for(RULE.id);
+    if !cx.ix.snap.has_kind("pods") {
+        if let Some(c) = teardown_from_logs_alone(cx, h, &hits) {
+            return Some(c);
+        }
+    }
     if hits.is_empty() && reported.is_empty() {
         return None;
     }
