@@ -244,6 +244,9 @@ fn teardown_failures_in_a_kubelet_log_alone_name_the_pods_they_hold_on_the_node_
         .iter()
         .any(|s| s.command.as_deref().is_some_and(|c| c.contains(POD_UID) && c.contains("kubectl get pods"))));
     assert!(f.remediation.iter().all(|s| !s.mutating));
+    // The lazy unmount names the volume directory the line gives.
+    let umount = format!("umount -l '/var/lib/kubelet/pods/{POD_UID}/volumes/kubernetes.io~nfs/share'");
+    assert!(f.remediation.iter().any(|s| s.command.as_deref() == Some(umount.as_str())), "{:#?}", f.remediation);
 }
 
 #[test]

@@ -255,6 +255,26 @@ fn teardown_from_logs_alone(cx: &Cx<'_>, h: &NodeHealth<'_>, hung: &[&unstuck_mo
         s
     };
     let ids = pods.iter().map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join("|");
+    // The volume directories the lines name (`/var/lib/kubelet/pods/<uid>/volumes/<plugin>/<name>`), else
+    // the pattern with the one pod's UID filled in.
+    let mut dirs: Vec<&str> = Vec::new();
+    for h in &lines {
+        for (i, _) in h.text.match_indices("/var/lib/kubelet/pods/") {
+            let rest = &h.text[i..];
+            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || "-_.~/".contains(c))).unwrap_or(rest.len());
+            let path = rest[..end].trim_end_matches(['/', '.']);
+            if path.split('/').count() == 9 && path.split('/').nth(6) == Some("volumes") && !dirs.contains(&path) {
+                dirs.push(path);
+            }
+        }
+    }
+    let umount = match (dirs.is_empty(), pods.as_slice()) {
+        (false, _) => format!("umount -l {}", dirs.iter().take(3).map(|d| sh(d)).collect::<Vec<_>>().join(" ")),
+        (true, [one]) if !one.contains('/') => {
+            format!("umount -l /var/lib/kubelet/pods/{}/volumes/PLUGIN/NAME", sh(one))
+        }
+        _ => "umount -l /var/lib/kubelet/pods/POD-UID/volumes/PLUGIN/NAME".to_string(),
+    };
     let mut evidence = vec![Evidence::log_summary(
         &lines,
         format!(
@@ -275,7 +295,7 @@ fn teardown_from_logs_alone(cx: &Cx<'_>, h: &NodeHealth<'_>, hung: &[&unstuck_mo
             h.name,
             "If the volume's server or device is gone for good, lazily unmount what is left under each pod's \
              directory; the kubelet then finishes the teardown",
-            "umount -l /var/lib/kubelet/pods/POD-UID/volumes/KIND/NAME",
+            umount,
         )
         .risk("data still buffered for the mount is lost"),
         StepDraft::cluster(
