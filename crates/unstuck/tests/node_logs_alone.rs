@@ -230,6 +230,10 @@ fn teardown_failures_in_a_kubelet_log_alone_name_the_pods_they_hold_on_the_node_
     );
     let r = kubelet_log_alone(&[volume_op_failed("15:10:01", &teardown), volume_op_failed("15:12:03", &teardown)]);
     assert_eq!(triples(&r), [t("volume-unmount-hang", "Node", "node-a")]);
+    // The retry deadline's full date gives the year-less lines their year (not the clock's).
+    assert_eq!(r.captured_at.to_string(), "2023-03-22T15:12:03Z");
+    assert_eq!(r.captured_at_source, NowSource::NewestLogLine);
+    assert!(r.warnings.iter().all(|w| !w.contains("clock's year")), "{:#?}", r.warnings);
     let f = &r.findings[0];
     assert!(f.summary.contains(&format!("volumes of pod `{POD_UID}`")), "{}", f.summary);
     // The pod is named once, from the lines (no pod object): log evidence citing the first line.
