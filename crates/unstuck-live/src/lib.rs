@@ -577,7 +577,7 @@ mod tests {
         assert!(at(&mut cache, 299).is_empty());
         // Past it: the running init container's output is read again; the crashed run (same restart
         // count) is not.
-        assert_eq!(at(&mut cache, 300), [wait.clone()]);
+        assert_eq!(at(&mut cache, 300), std::slice::from_ref(&wait));
         let said: Vec<String> = cache.outputs().map(|l| l.tail[0].1.clone()).collect();
         assert_eq!(said, ["line at 300s", "line at 0s"]);
         assert!(at(&mut cache, 599).is_empty());
