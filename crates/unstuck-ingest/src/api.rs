@@ -1,6 +1,5 @@
 //! API object files: typed dump lists (fast path) and loose kubectl output (any kinds, JSON or YAML).
 
-use std::path::Path;
 use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
@@ -453,11 +452,6 @@ fn yaml_values(path: &str, bytes: &[u8]) -> Result<Vec<serde_json::Value>, Inges
     serde_yaml_ng::Deserializer::from_slice(bytes)
         .map(|doc| serde_json::Value::deserialize(doc).map_err(|e| IngestError::yaml(path, e)))
         .collect()
-}
-
-pub(crate) fn read_loose_file(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
-    let bytes = crate::collect::read_capped(p, c.limits().max_api_file_bytes)?;
-    add_loose_bytes(c, &p.display().to_string(), &bytes)
 }
 
 #[cfg(test)]

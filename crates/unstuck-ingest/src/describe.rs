@@ -396,9 +396,8 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
     Ok(())
 }
 
-/// Read a describe text file; its times are counted back from `--now`, else the file's modification time.
-pub(crate) fn read_file(p: &std::path::Path, c: &mut Collector) -> Result<(), IngestError> {
-    let bytes = crate::collect::read_capped(p, c.limits().max_api_file_bytes)?;
+/// A describe text file's bytes; its times are counted back from `--now`, else the file's modification time.
+pub(crate) fn read_file(p: &std::path::Path, bytes: &[u8], c: &mut Collector) -> Result<(), IngestError> {
     let (anchor, from) = match c.opts.now {
         Some(t) => (t, "--now"),
         None => match std::fs::metadata(p).and_then(|m| m.modified()).ok().and_then(|m| Timestamp::try_from(m).ok()) {
@@ -409,7 +408,7 @@ pub(crate) fn read_file(p: &std::path::Path, c: &mut Collector) -> Result<(), In
             None => (Timestamp::now(), "the clock"),
         },
     };
-    add(c, &p.display().to_string(), &bytes, anchor, from)
+    add(c, &p.display().to_string(), bytes, anchor, from)
 }
 
 /// The `Events:` table of a pod or node: `Type Reason Age From Message`, or `<none>`.

@@ -163,14 +163,21 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
             None => {
                 c.set_source("files", p);
                 let head = read_head(p)?;
-                if describe::sniff(&head) {
-                    return describe::read_file(p, c);
-                }
-                if tree::is_loose_node_log(p, &head) {
+                let described = describe::sniff(&head);
+                if !described && tree::is_loose_node_log(p, &head) {
                     tree::read_loose_log(p, c);
                     return Ok(());
                 }
-                return api::read_loose_file(p, c);
+                // A head shorter than asked for is the whole file: it is not read again.
+                let max = c.limits().max_api_file_bytes;
+                let bytes = match head.len() < HEAD && head.len() as u64 <= max {
+                    true => head,
+                    false => read_capped(p, max)?,
+                };
+                if described {
+                    return describe::read_file(p, &bytes, c);
+                }
+                return api::add_loose_bytes(c, &p.display().to_string(), &bytes);
             }
         }
     } else {
@@ -183,11 +190,13 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
 }
 
 /// The first 64 KiB of a file, to tell what it is.
+const HEAD: usize = 64 * 1024;
+
 fn read_head(p: &Path) -> Result<Vec<u8>, IngestError> {
     use std::io::Read;
     let mut head = Vec::new();
     let f = std::fs::File::open(p).map_err(|e| IngestError::io(p, e))?;
-    f.take(64 * 1024).read_to_end(&mut head).map_err(|e| IngestError::io(p, e))?;
+    f.take(HEAD as u64).read_to_end(&mut head).map_err(|e| IngestError::io(p, e))?;
     Ok(head)
 }
 

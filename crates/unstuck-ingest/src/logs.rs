@@ -69,7 +69,7 @@ pub(crate) fn newest_log_time(files: &[LogFileHits], tz: &jiff::tz::TimeZone) ->
         // A year-less line may still carry a full date in its text: the kubelet's volume retries name
         // the moment they may retry (`No retries permitted until 2023-03-22 15:12:03.919 +0000 UTC`),
         // at most a few minutes after the line itself. It dates the other lines' year, not the capture.
-        None => match lines().filter_map(retry_deadline).max() {
+        None => match lines().filter_map(unstuck_logs::format::retry_deadline).max() {
             Some(deadline) => {
                 let ctx = TimeCtx { reference: deadline, tz: tz.clone() };
                 newest(&ctx, false).map(|t| (t, false))
@@ -77,28 +77,6 @@ pub(crate) fn newest_log_time(files: &[LogFileHits], tz: &jiff::tz::TimeZone) ->
             None => newest(&clock, false).map(|t| (t, true)),
         },
     }
-}
-
-/// The deadline in the kubelet's `No retries permitted until <YYYY-MM-DD HH:MM:SS[.frac]> <±HHMM> <zone>`.
-fn retry_deadline(line: &[u8]) -> Option<Time> {
-    const MARK: &[u8] = b"No retries permitted until ";
-    let at = memchr::memmem::find(line, MARK)? + MARK.len();
-    let b = &line[at..line.len().min(at + 64)];
-    // The date is ASCII: stop at the first byte that is not (a line cut inside a character).
-    let rest = std::str::from_utf8(&b[..b.iter().position(|&c| c >= 0x80).unwrap_or(b.len())]).ok()?;
-    let civil: jiff::civil::DateTime = rest.get(..19)?.replace(' ', "T").parse().ok()?;
-    let tail = rest[19..].trim_start_matches(|c: char| c == '.' || c.is_ascii_digit());
-    let off = tail.strip_prefix(' ')?.get(..5)?;
-    let sign = match off.as_bytes()[0] {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let hh: i32 = off.get(1..3)?.parse().ok()?;
-    let mm: i32 = off.get(3..5)?.parse().ok()?;
-    let offset = jiff::tz::Offset::from_seconds(sign * (hh * 3600 + mm * 60)).ok()?;
-    let ts = civil.to_zoned(jiff::tz::TimeZone::fixed(offset)).ok()?.timestamp();
-    Some(ts)
 }
 
 /// Bytes of a line kept for attribution (the evidence text is cut shorter).
@@ -581,33 +559,6 @@ pub fn attribute_and_fold(snap: &Snapshot, files: Vec<LogFileHits>, opts: &Optio
 #[cfg(test)]
 mod tests {
     use super::rotation_base;
-
-    /// The kubelet's retry deadline, in the zones and forms it is printed in; anything else is none.
-    #[test]
-    fn retry_deadline_reads_the_kubelets_full_date_or_nothing() {
-        let at = |l: &[u8]| super::retry_deadline(l).map(|t| t.to_string());
-        let ok = [
-            (&b"failed. No retries permitted until 2023-03-22 15:12:03.919065 +0000 UTC m=+967942.4 (durationBeforeRetry 2m2s)"[..], "2023-03-22T15:12:03Z"),
-            (b"No retries permitted until 2018-06-14 19:36:46.845913615 +0200 CEST m=+1842.05", "2018-06-14T17:36:46Z"),
-            (b"No retries permitted until 2021-09-06 06:24:03.085198835 +0800 CST", "2021-09-05T22:24:03Z"),
-            (b"No retries permitted until 2020-04-17 03:03:42 -0700 PDT", "2020-04-17T10:03:42Z"),
-        ];
-        for (line, want) in ok {
-            assert_eq!(at(line).as_deref(), Some(want), "{}", String::from_utf8_lossy(line));
-        }
-        for bad in [
-            &b"No retries permitted until"[..],
-            b"No retries permitted until 2023-03-22",
-            b"No retries permitted until 2023-13-22 15:12:03 +0000 UTC",
-            b"No retries permitted until 2023-03-22 15:12:03 UTC",
-            b"No retries permitted until 2023-03-22 15:12:03 +99xx UTC",
-            b"No retries permitted until 2023-03-22 15:\xff\xfe:03 +0000",
-            b"No retries permitted until \xe2\x82",
-            b"permitted until 2023-03-22 15:12:03 +0000 UTC",
-        ] {
-            assert_eq!(at(bad), None, "{}", String::from_utf8_lossy(bad));
-        }
-    }
 
     /// The second scan (leads) asks for some nodes only: a dump's `_nodes/` is read for those alone.
     #[test]

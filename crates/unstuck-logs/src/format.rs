@@ -129,6 +129,19 @@ fn infer_year(ctx: &TimeCtx, month: i8, day: i8, t: CivilTime) -> Option<Timesta
     None
 }
 
+/// The deadline in the kubelet's `No retries permitted until <YYYY-MM-DD HH:MM:SS[.frac]> <±HHMM> <zone>`
+/// (Go's default time format): a full date in a line whose own header may have no year.
+pub fn retry_deadline(line: &[u8]) -> Option<Timestamp> {
+    const MARK: &[u8] = b"No retries permitted until ";
+    let b = &line[memchr::memmem::find(line, MARK)? + MARK.len()..];
+    // The date and time (19 bytes), the fraction's digits (dropped: the year is what it is read for), a
+    // space and the offset's five bytes.
+    let frac = b.get(19..)?.iter().position(|&c| c != b'.' && !c.is_ascii_digit())?;
+    let (date, off) = (std::str::from_utf8(b.get(..19)?).ok()?, b.get(19 + frac..19 + frac + 6)?);
+    let s = format!("{date}{}", std::str::from_utf8(off).ok()?);
+    jiff::fmt::strtime::parse("%Y-%m-%d %H:%M:%S %z", s).ok()?.to_timestamp().ok()
+}
+
 /// An RFC 3339 / ISO 8601 token (`2023-03-22T15:23:22.849+08:00`, `…+0800`, `…Z`).
 pub fn iso_timestamp(tok: &[u8]) -> Option<Timestamp> {
     let s = std::str::from_utf8(tok).ok()?;
@@ -513,6 +526,33 @@ mod tests {
         }
     }
 
+    /// The kubelet's retry deadline, in the zones and forms it is printed in; anything else is none.
+    #[test]
+    fn retry_deadline_reads_the_kubelets_full_date_or_nothing() {
+        let at = |l: &[u8]| retry_deadline(l).map(|t| t.to_string());
+        let ok = [
+            (&b"failed. No retries permitted until 2023-03-22 15:12:03.919065 +0000 UTC m=+967942.4 (durationBeforeRetry 2m2s)"[..], "2023-03-22T15:12:03Z"),
+            (b"No retries permitted until 2018-06-14 19:36:46.845913615 +0200 CEST m=+1842.05", "2018-06-14T17:36:46Z"),
+            (b"No retries permitted until 2021-09-06 06:24:03.085198835 +0800 CST", "2021-09-05T22:24:03Z"),
+            (b"No retries permitted until 2020-04-17 03:03:42 -0700 PDT", "2020-04-17T10:03:42Z"),
+        ];
+        for (line, want) in ok {
+            assert_eq!(at(line).as_deref(), Some(want), "{}", String::from_utf8_lossy(line));
+        }
+        for bad in [
+            &b"No retries permitted until"[..],
+            b"No retries permitted until 2023-03-22",
+            b"No retries permitted until 2023-13-22 15:12:03 +0000 UTC",
+            b"No retries permitted until 2023-03-22 15:12:03 UTC",
+            b"No retries permitted until 2023-03-22 15:12:03 +99xx UTC",
+            b"No retries permitted until 2023-03-22 15:\xff\xfe:03 +0000",
+            b"No retries permitted until \xe2\x82",
+            b"permitted until 2023-03-22 15:12:03 +0000 UTC",
+        ] {
+            assert_eq!(at(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
     #[test]
     fn year_inferred_across_new_year() {
         let c = TimeCtx::utc("2024-01-01T00:10:00Z".parse().unwrap());
@@ -560,6 +600,15 @@ mod tests {
         fn never_panics_on_near_valid(prefix in "(Mar|<1>|<13>1 |E0|time=\"|2023-|\\{)", tail in "[ -~]{0,60}") {
             let s = format!("{prefix}{tail}");
             let _ = parse_line(&ctx(), s.as_bytes());
+        }
+        #[test]
+        fn retry_deadline_never_panics(tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..60)) {
+            let mut line = b"No retries permitted until 2023-03-22 15:12:03".to_vec();
+            for cut in 27..line.len() {
+                let _ = retry_deadline(&[&line[..cut], &tail[..]].concat());
+            }
+            line.extend(&tail);
+            let _ = retry_deadline(&line);
         }
     }
 }

@@ -212,6 +212,17 @@ fn named_pods(line: &str) -> Vec<&str> {
     out
 }
 
+/// The volume directories a line names: `/var/lib/kubelet/pods/<uid>/volumes/<plugin>/<name>`.
+fn volume_dirs(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices(POD_MARKS[0]).filter_map(|(i, _)| {
+        let rest = &text[i..];
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || "-_.~/".contains(c))).unwrap_or(rest.len());
+        let path = rest[..end].trim_end_matches(['/', '.']);
+        let parts: Vec<&str> = path.split('/').collect();
+        (parts.len() == 9 && parts[6] == "volumes").then_some(path)
+    })
+}
+
 /// Node logs alone (no pod in the input): the kubelet's teardown failures name the pods they keep from
 /// going away, and there is no pod object to hang them on, so the node's finding names them. A line that
 /// names no pod, or speaks of setting a volume up, is not read here (`device or resource busy` alone is
@@ -255,17 +266,11 @@ fn teardown_from_logs_alone(cx: &Cx<'_>, h: &NodeHealth<'_>, hung: &[&unstuck_mo
         s
     };
     let ids = pods.iter().map(|p| p.rsplit('/').next().unwrap_or(p)).collect::<Vec<_>>().join("|");
-    // The volume directories the lines name (`/var/lib/kubelet/pods/<uid>/volumes/<plugin>/<name>`), else
-    // the pattern with the one pod's UID filled in.
+    // The volume directories the lines name, else the pattern with the one pod's UID filled in.
     let mut dirs: Vec<&str> = Vec::new();
-    for h in &lines {
-        for (i, _) in h.text.match_indices("/var/lib/kubelet/pods/") {
-            let rest = &h.text[i..];
-            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || "-_.~/".contains(c))).unwrap_or(rest.len());
-            let path = rest[..end].trim_end_matches(['/', '.']);
-            if path.split('/').count() == 9 && path.split('/').nth(6) == Some("volumes") && !dirs.contains(&path) {
-                dirs.push(path);
-            }
+    for d in lines.iter().flat_map(|h| volume_dirs(&h.text)) {
+        if !dirs.contains(&d) {
+            dirs.push(d);
         }
     }
     let umount = match (dirs.is_empty(), pods.as_slice()) {
