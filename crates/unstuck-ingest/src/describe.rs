@@ -91,7 +91,7 @@ pub(crate) fn human_duration(s: &str) -> Option<SignedDuration> {
 }
 
 /// An event's `Age` column: `54m`, `2m (x25 over 54m)`, `<unknown>`. (last seen, count, first seen).
-fn age(s: &str) -> (Option<SignedDuration>, i64, Option<SignedDuration>) {
+pub(crate) fn age(s: &str) -> (Option<SignedDuration>, i64, Option<SignedDuration>) {
     let s = s.trim();
     match s.split_once(" (x") {
         Some((last, rest)) => {
@@ -105,13 +105,13 @@ fn age(s: &str) -> (Option<SignedDuration>, i64, Option<SignedDuration>) {
 }
 
 /// Describe's times: Go's RFC 1123 with a numeric zone (`Wed, 22 Mar 2023 15:04:05 +0800`).
-fn rfc1123z(s: &str) -> Option<String> {
+pub(crate) fn rfc1123z(s: &str) -> Option<String> {
     let t = jiff::fmt::strtime::parse("%a, %d %b %Y %H:%M:%S %z", s.trim()).ok()?.to_timestamp().ok()?;
     Some(t.to_string())
 }
 
 /// `d` before `anchor`, as the API writes times; `None` past the range of times.
-fn back(anchor: Timestamp, d: SignedDuration) -> Option<String> {
+pub(crate) fn back(anchor: Timestamp, d: SignedDuration) -> Option<String> {
     anchor.checked_sub(d).ok().map(|t| t.to_string())
 }
 
@@ -396,9 +396,10 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
     Ok(())
 }
 
-/// A describe text file's bytes; its times are counted back from `--now`, else the file's modification time.
-pub(crate) fn read_file(p: &std::path::Path, bytes: &[u8], c: &mut Collector) -> Result<(), IngestError> {
-    let (anchor, from) = match c.opts.now {
+/// When a text without a capture time (describe, `kubectl get` tables) was taken: `--now`, else the file's
+/// modification time, else the clock; and which of them it is, for the report.
+pub(crate) fn anchor(p: &std::path::Path, c: &mut Collector) -> (Timestamp, &'static str) {
+    match c.opts.now {
         Some(t) => (t, "--now"),
         None => match std::fs::metadata(p).and_then(|m| m.modified()).ok().and_then(|m| Timestamp::try_from(m).ok()) {
             Some(t) => {
@@ -407,7 +408,12 @@ pub(crate) fn read_file(p: &std::path::Path, bytes: &[u8], c: &mut Collector) ->
             }
             None => (Timestamp::now(), "the clock"),
         },
-    };
+    }
+}
+
+/// A describe text file's bytes; its times are counted back from `--now`, else the file's modification time.
+pub(crate) fn read_file(p: &std::path::Path, bytes: &[u8], c: &mut Collector) -> Result<(), IngestError> {
+    let (anchor, from) = anchor(p, c);
     add(c, &p.display().to_string(), bytes, anchor, from)
 }
 

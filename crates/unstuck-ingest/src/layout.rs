@@ -562,6 +562,7 @@ pub(crate) fn unrecognised() -> String {
         s.push_str(&format!("\n  - {}: {}", f.name(), f.markers()));
     }
     s.push_str("\n  - kubectl get -o json|yaml output (a file)");
+    s.push_str("\n  - kubectl describe pod|node text, or kubectl get pods|nodes|events tables (a file)");
     s
 }
 

@@ -16,6 +16,7 @@ pub mod json;
 pub mod layout;
 mod logs;
 pub mod store;
+mod table;
 mod tree;
 pub mod yaml_fast;
 
@@ -164,7 +165,8 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
                 c.set_source("files", p);
                 let head = read_head(p)?;
                 let described = describe::sniff(&head);
-                if !described && tree::is_loose_node_log(p, &head) {
+                let tabled = !described && table::sniff(&head);
+                if !described && !tabled && tree::is_loose_node_log(p, &head) {
                     tree::read_loose_log(p, c);
                     return Ok(());
                 }
@@ -176,6 +178,9 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
                 };
                 if described {
                     return describe::read_file(p, &bytes, c);
+                }
+                if tabled {
+                    return table::read_file(p, &bytes, c);
                 }
                 return api::add_loose_bytes(c, &p.display().to_string(), &bytes);
             }
@@ -320,7 +325,7 @@ pub(crate) fn settle_now(
     } else if let Some(t) = manifest {
         (Some(t), NowSource::BundleManifest)
     } else if let Some(t) = saved {
-        // The times of a describe text were counted back from it.
+        // The times of a describe text or a kubectl get table were counted back from it.
         (Some(t), NowSource::SavedAt)
     } else if let Some(t) = snap.newest_timestamp() {
         (Some(t), NowSource::NewestTimestamp)

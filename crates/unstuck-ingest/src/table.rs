@@ -1,0 +1,746 @@
+//! `kubectl get pods`, `kubectl get nodes` and `kubectl get events` tables, as an on-call engineer pastes
+//! them into a ticket (`-A`, `-o wide`, or neither), read into the API's shapes.
+//!
+//! A table shows less than describe: no UID, owner, finalizer, hook or container name, and a pod's `AGE` is
+//! its creation, not its deletion. So: each pod gets a made-up UID (`table:<namespace>/<name>`, refused by the
+//! API as a precondition, so a plan from a table cannot be applied by mistake) and containers named
+//! `container-1`…; a `Terminating` pod is dated by its own `Killing` or `TaintManagerEviction` event when a
+//! `get events` table in the same file has one, else by its creation (an upper bound), and the report says
+//! which; a `NotReady` node (kubectl prints it for `Ready=False` and `Ready=Unknown` alike) reads as
+//! `Ready=Unknown` with a message saying the table cannot tell the two apart. Times are counted back from
+//! `--now`, else the file's modification time, as for describe.
+//!
+//! Columns are found by the header: kubectl's tabwriter starts every cell of a column where the header's
+//! word starts. A row that does not line up (whitespace collapsed when pasted) is split at runs of two or
+//! more spaces instead, when that gives the header's number of cells; otherwise it is refused with its line.
+
+use std::collections::HashMap;
+
+use jiff::Timestamp;
+use serde_json::{json, Map, Value};
+
+use crate::describe::{age, back, human_duration, rfc1123z, Bad};
+
+/// What a table cannot tell, said once per input.
+pub(crate) const SHOWS_LESS: &str = "kubectl get tables show no UID, owner, finalizer, lifecycle hook or \
+    container name: each pod gets a made-up UID (table:<namespace>/<name>, refused by the API as a \
+    precondition) and containers named container-1…, and rules that read owners, finalizers or hooks see none";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Pods,
+    Nodes,
+    Events,
+}
+
+/// A table's columns: each header word (`NOMINATED NODE` is one) and the character it starts at.
+#[derive(Debug)]
+struct Header {
+    kind: Kind,
+    cols: Vec<(String, usize)>,
+}
+
+impl Header {
+    fn idx(&self, name: &str) -> Option<usize> {
+        self.cols.iter().position(|(n, _)| n == name)
+    }
+}
+
+/// The header's words, split at runs of two or more spaces, with the character each starts at.
+fn words(line: &str) -> Vec<(String, usize)> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == ' ' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && !(chars[i] == ' ' && chars.get(i + 1).is_none_or(|c| *c == ' ')) {
+            i += 1;
+        }
+        let word: String = chars[start..i].iter().collect();
+        // kubectl before 1.14 printed LASTSEEN and FIRSTSEEN as one word.
+        let word = match word.as_str() {
+            "LASTSEEN" => "LAST SEEN".to_string(),
+            "FIRSTSEEN" => "FIRST SEEN".to_string(),
+            _ => word,
+        };
+        out.push((word, start));
+    }
+    out
+}
+
+/// The kind of table a header line starts, if it is one kubectl prints.
+fn header(line: &str) -> Option<Header> {
+    let cols = words(line);
+    let has = |w: &str| cols.iter().any(|(n, _)| n == w);
+    let first = cols.first().map(|(n, _)| n.as_str());
+    if !matches!(first, Some("NAME" | "NAMESPACE" | "LAST SEEN" | "FIRST SEEN")) {
+        return None;
+    }
+    let kind = if has("NAME") && has("READY") && has("STATUS") && has("RESTARTS") && has("AGE") {
+        Kind::Pods
+    } else if has("NAME") && has("STATUS") && has("ROLES") && has("AGE") && has("VERSION") {
+        Kind::Nodes
+    } else if has("LAST SEEN") && has("REASON") && has("MESSAGE") && (has("OBJECT") || has("KIND") && has("NAME")) {
+        Kind::Events
+    } else {
+        return None;
+    };
+    Some(Header { kind, cols })
+}
+
+/// Lines around tables that are not rows: a shell prompt with the command, kubectl's empty answer.
+fn chatter(l: &str) -> bool {
+    let t = l.trim();
+    t.is_empty()
+        || t.starts_with("$ ")
+        || t.starts_with("# ")
+        || t.starts_with("kubectl ")
+        || t.starts_with("No resources found")
+        || t.starts_with("```")
+}
+
+/// Whether text reads as one or more `kubectl get pods|nodes|events` tables: its first line that is not a
+/// prompt is a header kubectl prints.
+pub(crate) fn sniff(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => match std::str::from_utf8(&head[..e.valid_up_to()]) {
+            Ok(t) => t,
+            Err(_) => return false,
+        },
+    };
+    text.lines().find(|l| !chatter(l)).is_some_and(|l| header(l.trim_end_matches('\r')).is_some())
+}
+
+/// A row's cells, one per column: by the header's positions when the row lines up with them, else split
+/// at runs of two or more spaces (the last column takes the rest of the line).
+fn cells<'a>(h: &Header, row: &'a str) -> Option<Vec<&'a str>> {
+    // Byte offset of each character (and of the end).
+    let offsets: Vec<usize> = row.char_indices().map(|(b, _)| b).chain([row.len()]).collect();
+    let chars = offsets.len() - 1;
+    let at = |c: usize| offsets[c.min(chars)];
+    let aligned = h.cols.iter().skip(1).all(|&(_, s)| {
+        // The character before a column's start is a space, and the cell itself does not start inside a
+        // word that began left of it.
+        s > chars || row[at(s - 1)..at(s)].chars().all(|c| c == ' ')
+    });
+    if aligned {
+        let out: Vec<&str> = h
+            .cols
+            .iter()
+            .enumerate()
+            .map(|(k, &(_, s))| {
+                let end = h.cols.get(k + 1).map_or(row.len(), |&(_, e)| at(e));
+                row[at(s).min(end)..end].trim()
+            })
+            .collect();
+        return Some(out);
+    }
+    let n = h.cols.len();
+    let mut out = Vec::with_capacity(n);
+    let mut rest = row.trim_start();
+    while out.len() + 1 < n {
+        let i = rest.find("  ")?;
+        out.push(&rest[..i]);
+        rest = rest[i..].trim_start();
+    }
+    out.push(rest.trim_end());
+    (out.len() == n && !out.last().is_some_and(|c| c.is_empty())).then_some(out)
+}
+
+/// One table's rows, with their line numbers.
+struct Table<'a> {
+    header: Header,
+    rows: Vec<(usize, Vec<&'a str>)>,
+}
+
+impl Table<'_> {
+    /// A cell, without the markdown emphasis or code marks a paste may wrap it in; `None` when empty.
+    fn cell<'r>(&self, row: &'r [&'r str], name: &str) -> Option<&'r str> {
+        self.header
+            .idx(name)
+            .and_then(|i| row.get(i).copied())
+            .map(|c| c.trim_matches(['*', '`']))
+            .filter(|c| !c.is_empty())
+    }
+}
+
+fn tables(text: &str) -> Result<Vec<Table<'_>>, Bad> {
+    let mut out: Vec<Table> = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let l = l.trim_end_matches('\r');
+        if chatter(l) {
+            continue;
+        }
+        if let Some(h) = header(l) {
+            out.push(Table { header: h, rows: Vec::new() });
+            continue;
+        }
+        let Some(t) = out.last_mut() else {
+            return Err(Bad { line: i + 1, msg: "no kubectl get header (NAME … STATUS …) above this line".into() });
+        };
+        let row = cells(&t.header, l).ok_or_else(|| Bad {
+            line: i + 1,
+            msg: format!(
+                "the row does not line up with the header's {} columns (was whitespace collapsed when pasted?)",
+                t.header.cols.len()
+            ),
+        })?;
+        t.rows.push((i + 1, row));
+    }
+    if out.is_empty() {
+        return Err(Bad { line: 1, msg: "no kubectl get pods, nodes or events header".into() });
+    }
+    Ok(out)
+}
+
+/// `a/b` of the READY column.
+fn ready(s: &str) -> (usize, usize) {
+    let (a, b) = s.split_once('/').unwrap_or(("0", "1"));
+    let total = b.trim().parse::<usize>().unwrap_or(1).clamp(1, 64);
+    (a.trim().parse::<usize>().unwrap_or(0).min(total), total)
+}
+
+/// `5` or `5 (2m ago)` of the RESTARTS column.
+fn restarts(s: &str) -> i64 {
+    s.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
+fn container(i: usize) -> String {
+    format!("container-{}", i + 1)
+}
+
+/// Container statuses for `total` containers, `ready_n` of them ready and running; the others in `other`.
+fn statuses(total: usize, ready_n: usize, restarts: i64, other: &Value) -> Vec<Value> {
+    (0..total)
+        .map(|i| {
+            let ok = i < ready_n;
+            json!({
+                "name": container(i),
+                "ready": ok,
+                "restartCount": if i == 0 { restarts } else { 0 },
+                "state": if ok { json!({"running": {}}) } else { other.clone() },
+            })
+        })
+        .collect()
+}
+
+/// Reasons kubectl shows in STATUS for a waiting container.
+const WAITING: &[&str] = &[
+    "ContainerCreating",
+    "PodInitializing",
+    "CrashLoopBackOff",
+    "ImagePullBackOff",
+    "ErrImagePull",
+    "ErrImageNeverPull",
+    "InvalidImageName",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "RunContainerError",
+    "PreStartHookError",
+    "PostStartHookError",
+    "ContainerStatusUnknown",
+];
+
+/// The pod (phase, reason, containers, init containers) a STATUS stands for.
+fn pod_state(status: &str, ready_n: usize, total: usize, restarts: i64) -> (&'static str, String, Value, Value) {
+    let waiting = |r: &str| json!({"waiting": {"reason": r}});
+    let running = json!({"running": {}});
+    let none = json!([]);
+    if let Some(init) = status.strip_prefix("Init:") {
+        // `Init:1/3`: one of three done, the next running; `Init:CrashLoopBackOff`: the first one failing.
+        let (inits, done) = match init.split_once('/') {
+            Some((d, n)) => {
+                let n = n.parse::<usize>().unwrap_or(1).clamp(1, 64);
+                (n, d.parse::<usize>().unwrap_or(0).min(n))
+            }
+            None => (1, 0),
+        };
+        let init_st: Vec<Value> = (0..inits)
+            .map(|i| {
+                let state = if i < done {
+                    json!({"terminated": {"reason": "Completed", "exitCode": 0}})
+                } else if i > done {
+                    waiting("PodInitializing")
+                } else if init.contains('/') {
+                    running.clone()
+                } else if matches!(init, "Error" | "OOMKilled") {
+                    json!({"terminated": {"reason": init, "exitCode": 1}})
+                } else {
+                    waiting(init)
+                };
+                json!({"name": format!("init-{}", i + 1), "ready": i < done, "restartCount": if i == done { restarts } else { 0 }, "state": state})
+            })
+            .collect();
+        return ("Pending", String::new(), json!(statuses(total, 0, 0, &waiting("PodInitializing"))), json!(init_st));
+    }
+    match status {
+        "Running" | "Terminating" => {
+            ("Running", String::new(), json!(statuses(total, ready_n, restarts, &running)), none)
+        }
+        "Completed" | "Succeeded" => (
+            "Succeeded",
+            String::new(),
+            json!(statuses(total, 0, restarts, &json!({"terminated": {"reason": "Completed", "exitCode": 0}}))),
+            none,
+        ),
+        "Error" | "OOMKilled" | "StartError" => {
+            let term =
+                json!({"terminated": {"reason": status, "exitCode": if status == "OOMKilled" { 137 } else { 1 }}});
+            // Restarted before: between two restarts of a Running pod; never: the pod failed.
+            let phase = if restarts > 0 { "Running" } else { "Failed" };
+            (phase, String::new(), json!(statuses(total, ready_n, restarts, &term)), none)
+        }
+        "Pending" => ("Pending", String::new(), none.clone(), none),
+        "Unknown" => ("Unknown", String::new(), json!(statuses(total, ready_n, restarts, &running)), none),
+        "NodeLost" => ("Unknown", "NodeLost".into(), json!(statuses(total, ready_n, restarts, &running)), none),
+        s if WAITING.contains(&s) => {
+            let phase = if restarts > 0 || s == "CrashLoopBackOff" { "Running" } else { "Pending" };
+            (phase, String::new(), json!(statuses(total, ready_n, restarts, &waiting(s))), none)
+        }
+        // The pod's own status.reason: Evicted, Shutdown, NodeAffinity, OutOfcpu, UnexpectedAdmissionError…
+        s => {
+            ("Failed", s.to_string(), json!(statuses(total, 0, restarts, &json!({"terminated": {"reason": s}}))), none)
+        }
+    }
+}
+
+/// The API kind of an event's object as `get events` prints it (`pod/web-0`, `node/n1`).
+fn kind_of(k: &str) -> String {
+    match k.to_ascii_lowercase().as_str() {
+        "pod" => "Pod".into(),
+        "node" => "Node".into(),
+        "deployment" | "deployment.apps" => "Deployment".into(),
+        "replicaset" | "replicaset.apps" => "ReplicaSet".into(),
+        "statefulset" | "statefulset.apps" => "StatefulSet".into(),
+        "daemonset" | "daemonset.apps" => "DaemonSet".into(),
+        "job" | "job.batch" => "Job".into(),
+        "persistentvolumeclaim" => "PersistentVolumeClaim".into(),
+        "persistentvolume" => "PersistentVolume".into(),
+        _ => {
+            // Kubectl prints `Kind` in the old layout's KIND column: keep it.
+            let k = k.split('.').next().unwrap_or(k);
+            let mut c = k.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+        }
+    }
+}
+
+/// The objects of one or more `kubectl get` tables, times counted back from `anchor`.
+pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
+    let tables = tables(text)?;
+    let (mut pods, mut nodes, mut events, mut warnings) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let when = |t: &Table, row: &[&str], line: usize, col: &str| -> Result<Option<String>, Bad> {
+        match t.cell(row, col) {
+            None | Some("<unknown>") | Some("<invalid>") => Ok(None),
+            Some(a) => human_duration(a)
+                .and_then(|d| back(anchor, d))
+                .map(Some)
+                .ok_or(Bad { line, msg: format!("{col} `{a}` is not an age as kubectl prints it") }),
+        }
+    };
+    for t in &tables {
+        if t.header.kind == Kind::Pods && t.header.idx("NAMESPACE").is_none() {
+            warnings.push(
+                "a `kubectl get pods` table without a NAMESPACE column (no -A): its pods are put in namespace `default`"
+                    .to_string(),
+            );
+        }
+        if t.header.kind == Kind::Pods && t.header.idx("NODE").is_none() {
+            warnings.push(
+                "a `kubectl get pods` table without a NODE column (no -o wide): rules that read the pod's node see none"
+                    .to_string(),
+            );
+        }
+        for (line, row) in &t.rows {
+            let line = *line;
+            let name = || t.cell(row, "NAME").ok_or(Bad { line, msg: "the NAME cell is empty".into() });
+            match t.header.kind {
+                Kind::Pods => {
+                    let name = name()?;
+                    let ns = t.cell(row, "NAMESPACE").unwrap_or("default");
+                    let status = t.cell(row, "STATUS").unwrap_or("");
+                    let (ready_n, total) = ready(t.cell(row, "READY").unwrap_or("0/1"));
+                    let restarts = restarts(t.cell(row, "RESTARTS").unwrap_or("0"));
+                    let created = when(t, row, line, "AGE")?;
+                    let node = t.cell(row, "NODE").filter(|n| *n != "<none>").unwrap_or("");
+                    let (phase, reason, cs, ics) = pod_state(status, ready_n, total, restarts);
+                    let mut meta = Map::new();
+                    meta.insert("name".into(), json!(name));
+                    meta.insert("namespace".into(), json!(ns));
+                    meta.insert("uid".into(), json!(format!("table:{ns}/{name}")));
+                    meta.insert("creationTimestamp".into(), json!(created));
+                    let containers: Vec<Value> = (0..total).map(|i| json!({"name": container(i)})).collect();
+                    let inits: Vec<Value> = ics
+                        .as_array()
+                        .map(|a| a.iter().map(|s| json!({"name": s["name"]})).collect())
+                        .unwrap_or_default();
+                    let mut conditions = Vec::new();
+                    if status == "Pending" && t.cell(row, "NODE") == Some("<none>") {
+                        conditions.push(json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}));
+                    }
+                    pods.push((
+                        line,
+                        status == "Terminating",
+                        json!({
+                            "apiVersion": "v1",
+                            "kind": "Pod",
+                            "metadata": meta,
+                            "spec": {"nodeName": node, "containers": containers, "initContainers": inits},
+                            "status": {
+                                "phase": phase,
+                                "reason": reason,
+                                "podIP": t.cell(row, "IP").filter(|i| *i != "<none>").unwrap_or(""),
+                                "conditions": conditions,
+                                "containerStatuses": cs,
+                                "initContainerStatuses": ics,
+                            },
+                        }),
+                    ));
+                }
+                Kind::Nodes => {
+                    let name = name()?;
+                    let status = t.cell(row, "STATUS").unwrap_or("");
+                    let parts: Vec<&str> = status.split(',').collect();
+                    let ready = match parts.first().copied() {
+                        Some("Ready") => json!({"type": "Ready", "status": "True", "reason": "KubeletReady"}),
+                        Some("NotReady") => json!({"type": "Ready", "status": "Unknown", "reason": "NotReady",
+                            "message": "kubectl get nodes shows NotReady, which is Ready=False (the kubelet reports a problem) or Ready=Unknown (it stopped reporting); the table does not say which"}),
+                        _ => json!({"type": "Ready", "status": "Unknown", "reason": status}),
+                    };
+                    let mut labels = Map::new();
+                    for role in t.cell(row, "ROLES").unwrap_or("<none>").split(',').filter(|r| *r != "<none>") {
+                        labels.insert(format!("node-role.kubernetes.io/{role}"), json!(""));
+                    }
+                    nodes.push(json!({
+                        "apiVersion": "v1",
+                        "kind": "Node",
+                        "metadata": {"name": name, "uid": format!("table:{name}"), "labels": labels,
+                            "creationTimestamp": when(t, row, line, "AGE")?},
+                        "spec": {"unschedulable": parts.contains(&"SchedulingDisabled")},
+                        "status": {
+                            "conditions": [ready],
+                            "addresses": t.cell(row, "INTERNAL-IP").filter(|i| *i != "<none>")
+                                .map(|ip| json!([{"type": "InternalIP", "address": ip}])).unwrap_or(json!([])),
+                            "nodeInfo": {
+                                "kubeletVersion": t.cell(row, "VERSION").unwrap_or(""),
+                                "containerRuntimeVersion": t.cell(row, "CONTAINER-RUNTIME").unwrap_or(""),
+                                "osImage": t.cell(row, "OS-IMAGE").unwrap_or(""),
+                                "kernelVersion": t.cell(row, "KERNEL-VERSION").unwrap_or(""),
+                            },
+                        },
+                    }));
+                }
+                Kind::Events => events.push(event(t, row, line, anchor, events.len())?),
+            }
+        }
+    }
+    // A Terminating pod is dated by the first event that started its deletion, else by its creation.
+    let mut started: HashMap<(String, String), String> = HashMap::new();
+    for e in &events {
+        let deleting = e["reason"] == "Killing"
+            || (e["reason"] == "TaintManagerEviction"
+                && e["message"].as_str().is_some_and(|m| m.starts_with("Marking for deletion")));
+        let at = e["firstTimestamp"].as_str().or(e["lastTimestamp"].as_str());
+        if let (true, "Pod", Some(at)) = (deleting, e["involvedObject"]["kind"].as_str().unwrap_or(""), at) {
+            let key = (
+                e["involvedObject"]["namespace"].as_str().unwrap_or("").to_string(),
+                e["involvedObject"]["name"].as_str().unwrap_or("").to_string(),
+            );
+            let slot = started.entry(key).or_insert_with(|| at.to_string());
+            if at < slot.as_str() {
+                *slot = at.to_string();
+            }
+        }
+    }
+    let mut undated = Vec::new();
+    for (line, terminating, pod) in &mut pods {
+        if !*terminating {
+            continue;
+        }
+        let key = (
+            pod["metadata"]["namespace"].as_str().unwrap_or("").to_string(),
+            pod["metadata"]["name"].as_str().unwrap_or("").to_string(),
+        );
+        let at = match started.get(&key) {
+            Some(t) => json!(t),
+            None => {
+                undated.push(format!("line {line}: {}/{}", key.0, key.1));
+                pod["metadata"]["creationTimestamp"].clone()
+            }
+        };
+        pod["metadata"]["deletionTimestamp"] = at;
+    }
+    if !undated.is_empty() {
+        warnings.push(format!(
+            "{} Terminating pod(s) with no Killing or TaintManagerEviction event in the same file ({}{}): a table shows no \
+             deletion time, so each is counted as deleted when it was created (its AGE, an upper bound); add \
+             `kubectl get events -A` output to the same file to date them",
+            undated.len(),
+            undated.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
+            if undated.len() > 3 { ", …" } else { "" }
+        ));
+    }
+    let mut out: Vec<Value> = pods.into_iter().map(|(_, _, p)| p).collect();
+    out.extend(nodes);
+    out.extend(events);
+    Ok((out, warnings))
+}
+
+/// One `get events` row: `[NAMESPACE] LAST SEEN TYPE REASON OBJECT MESSAGE` (kubectl 1.14+, `-o wide` adds
+/// SUBOBJECT SOURCE FIRST SEEN COUNT NAME), or the older `LAST SEEN FIRST SEEN COUNT NAME KIND SUBOBJECT TYPE
+/// REASON SOURCE MESSAGE`.
+fn event(t: &Table, row: &[&str], line: usize, anchor: Timestamp, i: usize) -> Result<Value, Bad> {
+    let (kind, name) = match t.cell(row, "OBJECT") {
+        Some(o) => {
+            let (k, n) = o.split_once('/').ok_or(Bad { line, msg: format!("OBJECT `{o}` is not kind/name") })?;
+            (kind_of(k), n.to_string())
+        }
+        None => (kind_of(t.cell(row, "KIND").unwrap_or("")), t.cell(row, "NAME").unwrap_or("").to_string()),
+    };
+    // An age (`54m`, `2m (x25 over 54m)`), or the date itself (kubectl of 2015: `Tue, 31 Mar 2015 18:33:34 +0300`).
+    let seen = t.cell(row, "LAST SEEN").unwrap_or("<unknown>");
+    let (last, mut count, over) = age(seen);
+    let mut last = last.and_then(|d| back(anchor, d));
+    let mut first = over.and_then(|d| back(anchor, d));
+    if seen != "<unknown>" && last.is_none() {
+        last = Some(rfc1123z(seen).ok_or(Bad {
+            line,
+            msg: format!("LAST SEEN `{seen}` is neither an age nor a date as kubectl prints them"),
+        })?);
+    }
+    if let Some(c) = t.cell(row, "COUNT").and_then(|c| c.parse().ok()) {
+        count = c;
+    }
+    if let Some(f) = t.cell(row, "FIRST SEEN") {
+        first = human_duration(f).and_then(|d| back(anchor, d)).or_else(|| rfc1123z(f)).or(first);
+    }
+    let namespace = if kind == "Node" { "" } else { t.cell(row, "NAMESPACE").unwrap_or("default") };
+    // `kubelet, node-1` (1.14+), `{kubelet node-1}` and `{default-scheduler }` (before).
+    let source = t.cell(row, "SOURCE").unwrap_or("");
+    let (component, host) = match source.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+        Some(s) => s.split_once(' ').map_or((s, ""), |(c, h)| (c.trim(), h.trim())),
+        None => source.split_once(',').map_or((source, ""), |(c, h)| (c.trim(), h.trim())),
+    };
+    Ok(json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": format!("{name}.table-{i}"), "namespace": if namespace.is_empty() { "default" } else { namespace }},
+        "involvedObject": {"kind": kind, "name": name, "namespace": namespace},
+        "type": t.cell(row, "TYPE").unwrap_or(""),
+        "reason": t.cell(row, "REASON").unwrap_or(""),
+        "message": t.cell(row, "MESSAGE").unwrap_or(""),
+        "count": count,
+        "firstTimestamp": first.or(last.clone()),
+        "lastTimestamp": last,
+        "source": {"component": component, "host": host},
+        "reportingComponent": component,
+    }))
+}
+
+/// A table file's bytes; its ages are counted back from `--now`, else the file's modification time.
+pub(crate) fn read_file(p: &std::path::Path, bytes: &[u8], c: &mut crate::Collector) -> Result<(), crate::IngestError> {
+    let (anchor, from) = crate::describe::anchor(p, c);
+    add(c, &p.display().to_string(), bytes, anchor, from)
+}
+
+/// Add a table file's objects to the collector, with warnings saying how its times were dated.
+pub(crate) fn add(
+    c: &mut crate::Collector,
+    path: &str,
+    bytes: &[u8],
+    anchor: Timestamp,
+    from: &str,
+) -> Result<(), crate::IngestError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| crate::IngestError::Invalid {
+        path: path.into(),
+        msg: format!("byte {}: not UTF-8 (kubectl get output is text)", e.valid_up_to()),
+    })?;
+    let (objs, warnings) = objects(text, anchor)
+        .map_err(|b| crate::IngestError::Invalid { path: path.into(), msg: format!("line {}: {}", b.line, b.msg) })?;
+    for w in warnings {
+        c.warn(format!("{path}: {w}"));
+    }
+    for (i, v) in objs.into_iter().enumerate() {
+        crate::api::add_value(c, path, i, v)?;
+    }
+    c.warn(format!(
+        "{path}: kubectl get tables carry no capture time: their ages are counted back from {from} ({anchor}); set --now to when they were taken"
+    ));
+    c.warn(format!("{path}: {SHOWS_LESS}"));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../unstuck/tests/fixtures/tables/");
+
+    fn fixture(name: &str) -> String {
+        std::fs::read_to_string(format!("{FIX}{name}")).unwrap()
+    }
+
+    fn at() -> Timestamp {
+        "2024-06-03T10:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn header_words_keep_two_word_columns_and_old_spellings() {
+        let h =
+            header("NAMESPACE   NAME   READY   STATUS   RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES")
+                .unwrap();
+        assert_eq!(h.kind, Kind::Pods);
+        let names: Vec<&str> = h.cols.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names[8..], ["NOMINATED NODE", "READINESS GATES"]);
+        let h = header("LASTSEEN   FIRSTSEEN   COUNT     NAME   KIND   SUBOBJECT   TYPE   REASON   SOURCE   MESSAGE")
+            .unwrap();
+        assert_eq!(h.kind, Kind::Events);
+        assert_eq!(h.cols[0].0, "LAST SEEN");
+        // Not a kubectl header: a describe table, a log line, prose.
+        for l in ["Type    Reason   Age   From   Message", "NAME is required", "I0603 06:00:00.000 kubelet.go:1] NAME"]
+        {
+            assert!(header(l).is_none(), "{l}");
+        }
+    }
+
+    #[test]
+    fn sniffing_skips_prompts_and_fences_and_refuses_other_text() {
+        assert!(sniff(
+            b"$ kubectl get nodes\nNAME   STATUS   ROLES   AGE   VERSION\nn1   Ready   <none>   1d   v1.28.1\n"
+        ));
+        assert!(sniff(b"```\nNAME      READY   STATUS    RESTARTS   AGE\n"));
+        assert!(!sniff(b"Name:         web-0\nNamespace:    default\n"));
+        assert!(!sniff(b"{\"kind\": \"PodList\"}"));
+        assert!(!sniff(b"\xff\xfeNAME   READY"));
+    }
+
+    #[test]
+    fn cells_by_position_and_by_runs_of_spaces() {
+        let h = header("NAME                  READY     STATUS             RESTARTS   AGE").unwrap();
+        // Aligned: an empty cell stays empty.
+        assert_eq!(
+            cells(&h, "web-1                 0/1                          3          1h").unwrap(),
+            ["web-1", "0/1", "", "3", "1h"]
+        );
+        // Pushed right by a long cell: split at runs of spaces.
+        assert_eq!(
+            cells(&h, "a-very-long-pod-name-here   1/1   Running   2 (5m ago)   3d").unwrap(),
+            ["a-very-long-pod-name-here", "1/1", "Running", "2 (5m ago)", "3d"]
+        );
+        // Collapsed: neither.
+        assert!(cells(&h, "a-very-long-pod-name-here 1/1 Running 0 3d").is_none());
+        // Multi-byte characters count as one column each, as Go's tabwriter counts them.
+        let h = header("LAST SEEN   TYPE     REASON   OBJECT      MESSAGE").unwrap();
+        assert_eq!(
+            cells(&h, "1m          Normal   Pulled   pod/web-0   拉取镜像 “nginx”").unwrap()[4],
+            "拉取镜像 “nginx”"
+        );
+    }
+
+    #[test]
+    fn pod_states_as_kubectl_prints_them() {
+        let phase = |s: &str, restarts| pod_state(s, 0, 2, restarts).0;
+        assert_eq!(phase("ContainerCreating", 0), "Pending");
+        assert_eq!(phase("CrashLoopBackOff", 4), "Running");
+        assert_eq!(phase("ImagePullBackOff", 0), "Pending");
+        assert_eq!(phase("OOMKilled", 3), "Running");
+        assert_eq!(phase("Error", 0), "Failed");
+        assert_eq!(phase("Completed", 0), "Succeeded");
+        assert_eq!(phase("Unknown", 0), "Unknown");
+        let (phase, reason, ..) = pod_state("Evicted", 0, 1, 0);
+        assert_eq!((phase, reason.as_str()), ("Failed", "Evicted"));
+        let (_, reason, ..) = pod_state("NodeLost", 0, 1, 0);
+        assert_eq!(reason, "NodeLost");
+        // `Init:1/3`: the first init container done, the second running, the third waiting.
+        let (phase, _, cs, ics) = pod_state("Init:1/3", 0, 1, 0);
+        assert_eq!(phase, "Pending");
+        assert_eq!(cs[0]["state"]["waiting"]["reason"], "PodInitializing");
+        assert_eq!(ics[0]["state"]["terminated"]["reason"], "Completed");
+        assert!(ics[1]["state"]["running"].is_object());
+        assert_eq!(ics[2]["state"]["waiting"]["reason"], "PodInitializing");
+        let (_, _, _, ics) = pod_state("Init:CrashLoopBackOff", 0, 1, 7);
+        assert_eq!(ics[0]["state"]["waiting"]["reason"], "CrashLoopBackOff");
+        assert_eq!(ics[0]["restartCount"], 7);
+        assert_eq!(restarts("2 (13m ago)"), 2);
+        assert_eq!(ready("1/2"), (1, 2));
+    }
+
+    #[test]
+    fn events_in_each_layout_kubectl_has_printed() {
+        let events = |name: &str| -> Vec<Value> {
+            objects(&fixture(name), at()).unwrap().0.into_iter().filter(|o| o["kind"] == "Event").collect()
+        };
+        // 2016 (kubernetes#29838): ages, KIND and NAME columns, `{kubelet node}` sources, an empty SUBOBJECT.
+        let e = events("events-1.txt");
+        assert_eq!(e.len(), 4);
+        assert_eq!(e[0]["involvedObject"]["kind"], "Pod");
+        assert_eq!(e[0]["involvedObject"]["name"], "nginx-deployment-3392909933-1tfwp");
+        assert_eq!(e[0]["reason"], "Scheduled");
+        assert_eq!(e[0]["source"]["component"], "default-scheduler");
+        assert_eq!(e[1]["source"]["host"], "kubernetes-minion-group-kcbf");
+        assert_eq!(e[1]["lastTimestamp"], "2024-06-03T09:47:00Z");
+        // 2015 (kubernetes#6440): the dates themselves, a count of 211.
+        let e = events("events-5.txt");
+        assert_eq!(e[0]["count"], 211);
+        assert_eq!(e[0]["firstTimestamp"], "2015-03-31T15:33:34Z");
+        assert_eq!(e[0]["lastTimestamp"], "2015-03-31T16:56:05Z");
+        assert_eq!(e[0]["reason"], "failedScheduling");
+        // `-o wide` (duyet/charts#241): MESSAGE before FIRST SEEN, COUNT and NAME.
+        let e = events("events-4.txt");
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0]["involvedObject"]["name"], "applause-btn-97015sqpkd-64c8c7897b-pb64w");
+        assert!(e[0]["message"].as_str().unwrap().ends_with("to chart-testing-control-plane"));
+        assert_eq!(e[0]["count"], 1);
+        assert_eq!(e[0]["source"]["component"], "default-scheduler");
+    }
+
+    #[test]
+    fn nodes_read_roles_cordons_and_versions() {
+        let objs = objects(&fixture("nodes-3.txt"), at()).unwrap().0;
+        let n = |name: &str| objs.iter().find(|o| o["metadata"]["name"] == name).unwrap();
+        assert_eq!(n("ip-172-31-4-198")["spec"]["unschedulable"], true);
+        assert_eq!(n("ip-172-31-10-103")["spec"]["unschedulable"], false);
+        assert_eq!(n("ip-172-31-10-112")["status"]["conditions"][0]["status"], "Unknown");
+        assert!(n("ip-172-31-5-55")["metadata"]["labels"].get("node-role.kubernetes.io/master").is_some());
+        assert_eq!(n("ip-172-31-5-55")["status"]["nodeInfo"]["kubeletVersion"], "v1.17.2+k3s1");
+        let objs = objects(&fixture("nodes-1.txt"), at()).unwrap().0;
+        assert_eq!(objs[0]["status"]["nodeInfo"]["containerRuntimeVersion"], "containerd://1.7.3");
+        assert_eq!(objs[0]["status"]["nodeInfo"]["osImage"], "Ubuntu 22.04.2 LTS");
+    }
+
+    #[test]
+    fn any_line_replaced_reads_or_refuses_without_panicking() {
+        let text = fixture("ticket-node-lost.txt");
+        let lines: Vec<&str> = text.lines().collect();
+        let junk = [
+            "",
+            "NAME",
+            "a  b  c",
+            "\u{feff}NAME   READY",
+            "   ",
+            "x".repeat(70_000).leak(),
+            "shop  99999999999999999999d",
+        ];
+        for i in 0..lines.len() {
+            for j in junk {
+                let mut l = lines.clone();
+                l[i] = j;
+                let _ = objects(&l.join("\n"), at());
+                l.truncate(i);
+                let _ = objects(&l.join("\n"), at());
+            }
+        }
+        // A row with an age no kubectl prints is refused with its line.
+        let bad = text.replace("3d    10.244.7.12", "3x    10.244.7.12");
+        assert_ne!(bad, text);
+        let e = objects(&bad, at()).unwrap_err();
+        assert_eq!(e.line, 9);
+        assert!(e.msg.contains("AGE `3x`"), "{}", e.msg);
+    }
+}

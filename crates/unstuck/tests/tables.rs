@@ -1,0 +1,184 @@
+//! `kubectl get pods|nodes|events` tables as input: what a ticket often holds instead of a dump. The
+//! fixtures are tables users pasted into public issues (`tests/fixtures/tables/SOURCES.tsv` names each),
+//! plus one ticket composed in the same layouts for seed 002.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{report, run, t, triples};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tables").join(name)
+}
+
+/// The fixture copied into a temp dir with its modification time set to `at`, as a file saved then.
+fn saved_at(name: &str, at: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(name);
+    std::fs::copy(fixture(name), &p).unwrap();
+    let t: jiff::Timestamp = at.parse().unwrap();
+    let f = std::fs::File::options().write(true).open(&p).unwrap();
+    f.set_modified(std::time::SystemTime::from(t)).unwrap();
+    (dir, p)
+}
+
+#[test]
+fn a_ticket_with_nodes_pods_and_events_tables_shows_the_lost_node_and_what_waits_on_it() {
+    let (_d, p) = saved_at("ticket-node-lost.txt", "2024-06-03T10:00:00Z");
+    let r = report(&p);
+    assert_eq!(
+        triples(&r),
+        [
+            t("node-lost", "Node", "node-07"),
+            t("node-lost", "Pod", "shop/db-0"),
+            t("node-lost", "Pod", "shop/web-6d4cf56db6-7xk2p"),
+            t("unschedulable", "Pod", "shop/web-6d4cf56db6-q9vzt"),
+        ]
+    );
+    assert_eq!(r.captured_at.to_string(), "2024-06-03T10:00:00Z");
+    let db = r.findings.iter().find(|f| f.subject.name == "db-0").unwrap();
+    // Dated by the taint manager's event (53m before the file was saved), not by the pod's AGE (12d).
+    assert_eq!(db.stuck_for.as_deref(), Some("53m0s"), "{:?}", db.stuck_for);
+    assert_eq!(db.state, "Terminating");
+    assert_eq!(db.subject.uid, "table:shop/db-0");
+    assert_eq!(db.subject.node, "node-07");
+    let ev: Vec<&str> = db.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert!(ev.iter().any(|e| e.contains("the table does not say which")), "{ev:#?}");
+    assert!(ev.iter().any(|e| e.contains("NodeNotReady")), "{ev:#?}");
+    // The first step is to confirm the node is down; nothing can be applied (the UID is made up).
+    assert!(db.remediation[0].action.contains("Confirm node node-07 is really down"), "{:#?}", db.remediation);
+    // The healthy pod on the healthy node is read and not reported.
+    assert!(!r.findings.iter().any(|f| f.subject.name.starts_with("cache-")));
+    assert!(
+        r.warnings.iter().any(|w| w.contains("no capture time") && w.contains("modification time")),
+        "{:?}",
+        r.warnings
+    );
+    assert!(r.warnings.iter().any(|w| w.contains("no UID, owner")), "{:?}", r.warnings);
+    assert!(!r.warnings.iter().any(|w| w.contains("no Killing or TaintManagerEviction")), "{:?}", r.warnings);
+}
+
+#[test]
+fn pods_in_crash_loop_from_a_plain_get_pods() {
+    // kubernetes#17460: `kubectl get po`, no namespace or node columns, kubectl 1.1's wider gaps.
+    let (_d, p) = saved_at("pods-5.txt", "2015-11-19T12:00:00Z");
+    let r = report(&p);
+    assert_eq!(
+        triples(&r),
+        [t("crash-loop", "Pod", "default/elasticsearch-attiy"), t("crash-loop", "Pod", "default/elasticsearch-lkl4i")]
+    );
+    assert!(r.warnings.iter().any(|w| w.contains("without a NAMESPACE column")), "{:?}", r.warnings);
+    assert!(r.warnings.iter().any(|w| w.contains("without a NODE column")), "{:?}", r.warnings);
+}
+
+#[test]
+fn unscheduled_pods_and_a_row_pushed_out_of_line_by_a_long_cell() {
+    // coredns#3300: `-o wide`; the redacted IP `178.xxx.xxx.xxx` overflows its column on the last row.
+    let (_d, p) = saved_at("pods-2.txt", "2019-09-25T12:00:00Z");
+    let r = report(&p);
+    assert_eq!(
+        triples(&r),
+        [
+            t("unschedulable", "Pod", "kube-system/coredns-5644d7b6d9-fl7h8"),
+            t("unschedulable", "Pod", "kube-system/coredns-5644d7b6d9-rvh6q")
+        ]
+    );
+    assert_eq!(r.summary.pods_checked, 3);
+}
+
+#[test]
+fn a_status_in_markdown_bold_on_a_row_out_of_line_still_reads() {
+    // calico#7959: `**ContainerCreating**`, with node names shortened by the user.
+    let (_d, p) = saved_at("pods-3.txt", "2023-08-10T12:00:00Z");
+    let r = report(&p);
+    assert_eq!(triples(&r).len(), 1, "{:?}", triples(&r));
+    let f = &r.findings[0];
+    assert_eq!(f.subject.name, "calico-kube-controllers-8787c9999-q4fqz");
+    assert_eq!(f.state, "ContainerCreating");
+    assert_eq!(f.subject.node, "worker-node1");
+}
+
+#[test]
+fn a_terminating_pod_without_events_is_dated_by_its_age_and_the_report_says_so() {
+    // weaveworks/scope#3554: one Terminating pod, nothing else.
+    let (_d, p) = saved_at("pods-6.txt", "2019-02-01T12:00:00Z");
+    let r = report(&p);
+    assert_eq!(triples(&r).len(), 1);
+    let f = &r.findings[0];
+    assert_eq!(f.state, "Terminating");
+    assert_eq!(f.stuck_for.as_deref(), Some("5d0h"), "{:?}", f.stuck_for);
+    assert!(
+        r.warnings.iter().any(|w| w.contains("1 Terminating pod(s) with no Killing or TaintManagerEviction event")
+            && w.contains("line 2: default/prometheus-7fd97697fb-89jrx")
+            && w.contains("upper bound")),
+        "{:?}",
+        r.warnings
+    );
+}
+
+#[test]
+fn ready_nodes_and_running_pods_are_not_reported() {
+    // calico#7958 (`get nodes -o wide`), kubernetes#62026 (a fresh cluster: kube-dns Pending for 1m).
+    for (name, at) in [("nodes-1.txt", "2023-08-09T12:00:00Z"), ("pods-7.txt", "2018-03-28T12:00:00Z")] {
+        let (_d, p) = saved_at(name, at);
+        let (code, out, err) = run(&["diagnose", p.to_str().unwrap()]);
+        assert_eq!(code, 0, "{name}: {out}\n{err}");
+    }
+}
+
+#[test]
+fn a_not_ready_node_says_the_table_cannot_tell_lost_from_reporting_a_problem() {
+    // kubernetes#125217: one NotReady node among Ready ones.
+    let (_d, p) = saved_at("nodes-2.txt", "2024-05-30T12:00:00Z");
+    let r = report(&p);
+    assert_eq!(triples(&r), [t("node-lost", "Node", "wp-5.novalocal")]);
+    let ev = &r.findings[0].evidence;
+    assert!(ev.iter().any(|e| e.text.contains("Ready=False") && e.text.contains("Ready=Unknown")), "{ev:#?}");
+}
+
+#[test]
+fn a_row_that_does_not_line_up_is_refused_with_its_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("pods.txt");
+    let text = std::fs::read_to_string(fixture("pods-5.txt")).unwrap();
+    // Whitespace collapsed on one row, as some ticket systems do.
+    let bad = text
+        .replace("frontend-81lqv        1/1       Running            0          1h", "frontend-81lqv 1/1 Running 0 1h");
+    assert_ne!(bad, text);
+    std::fs::write(&p, bad).unwrap();
+    let (code, _out, err) = run(&["diagnose", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pods.txt") && err.contains("line 4:") && err.contains("does not line up"), "{err}");
+}
+
+#[test]
+fn tables_in_several_files_are_read_together() {
+    // The nodes table and the pods table of the ticket, each in its own file: the pods land on the node.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("ticket-node-lost.txt")).unwrap();
+    let parts: Vec<&str> = text.split("\n\n").collect();
+    assert_eq!(parts.len(), 3);
+    let paths: Vec<PathBuf> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let p = dir.path().join(format!("part-{i}.txt"));
+            std::fs::write(&p, part).unwrap();
+            p
+        })
+        .collect();
+    let args: Vec<&str> = ["diagnose"]
+        .into_iter()
+        .chain(paths.iter().map(|p| p.to_str().unwrap()))
+        .chain(["--now", "2024-06-03T10:00:00Z", "-o", "json"])
+        .collect();
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 1, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rules: Vec<(String, String, String)> = common::json_triples(&r);
+    assert!(rules.contains(&t("node-lost", "Pod", "shop/db-0")), "{rules:?}");
+    // The events were in another file: the pods' deletion is dated by their AGE, and the warning says so.
+    let warnings = r["warnings"].to_string();
+    assert!(warnings.contains("no Killing or TaintManagerEviction event in the same file"), "{warnings}");
+}
