@@ -701,6 +701,25 @@ mod tests {
     }
 
     #[test]
+    fn every_pasted_table_reads_one_object_per_row() {
+        let mut n = 0;
+        for e in std::fs::read_dir(FIX).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_none_or(|x| x != "txt") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            assert!(sniff(text.as_bytes()), "{}", p.display());
+            let rows = text.lines().filter(|l| !chatter(l) && header(l).is_none()).count();
+            let (objs, _) =
+                objects(&text, at()).unwrap_or_else(|b| panic!("{}: line {}: {}", p.display(), b.line, b.msg));
+            assert_eq!(objs.len(), rows, "{}", p.display());
+            n += 1;
+        }
+        assert!(n >= 15, "{n} fixtures");
+    }
+
+    #[test]
     fn nodes_read_roles_cordons_and_versions() {
         let objs = objects(&fixture("nodes-3.txt"), at()).unwrap().0;
         let n = |name: &str| objs.iter().find(|o| o["metadata"]["name"] == name).unwrap();
