@@ -148,7 +148,11 @@ pub fn render_table(r: &Report, color: bool) -> String {
             o,
             "    {}{}",
             clean(&f.summary),
-            f.stuck_for.as_ref().map(|s| format!(" (stuck {s})")).unwrap_or_default()
+            match (f.stuck_for_seconds, f.since) {
+                // All its evidence is from one moment, the capture's (a node's single log line): not "stuck 0s".
+                (Some(0), Some(t)) => format!(" (seen at {})", t.strftime("%Y-%m-%d %H:%M:%S")),
+                _ => f.stuck_for.as_ref().map(|s| format!(" (stuck {s})")).unwrap_or_default(),
+            }
         );
         if !f.contributing.is_empty() {
             let _ = writeln!(o, "    also matched: {}", f.contributing.join(", "));

@@ -274,3 +274,18 @@ fn orphaned_pod_housekeeping_in_a_kubelet_log_alone_is_no_teardown_hang() {
     let r = kubelet_log_alone(&[orphan]);
     assert!(r.findings.iter().all(|f| f.rule != "volume-unmount-hang"), "{:#?}", r.findings);
 }
+
+#[test]
+fn a_node_finding_from_one_moment_at_capture_says_when_it_was_seen_not_stuck_0s() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("kubelet-node-a.txt");
+    // One line, which is also the newest: the capture time.
+    std::fs::write(&p, pleg("15:12:00")).unwrap();
+    let (code, out, err) = common::run(&["diagnose", p.to_str().unwrap(), "--now", "2023-03-22T15:12:00Z"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("(seen at 2023-03-22 15:12:00)"), "{out}");
+    assert!(!out.contains("stuck 0s"), "{out}");
+    // Later, the same line is a duration again.
+    let (_, out, _) = common::run(&["diagnose", p.to_str().unwrap(), "--now", "2023-03-22T15:20:00Z"]);
+    assert!(out.contains("(stuck 8m0s)"), "{out}");
+}
