@@ -48,6 +48,9 @@ fn a_ticket_with_nodes_pods_and_events_tables_shows_the_lost_node_and_what_waits
     assert!(ev.iter().any(|e| e.contains("NodeNotReady")), "{ev:#?}");
     // The first step is to confirm the node is down; nothing can be applied (the UID is made up).
     assert!(db.remediation[0].action.contains("Confirm node node-07 is really down"), "{:#?}", db.remediation);
+    // The table shows no owner: the force-delete step's risk says what that means for a StatefulSet pod.
+    let risk = db.remediation.iter().filter_map(|s| s.risk.as_deref()).collect::<Vec<_>>().join("\n");
+    assert!(risk.contains("the table shows no owner: if this is a StatefulSet pod"), "{risk}");
     // The healthy pod on the healthy node is read and not reported.
     assert!(!r.findings.iter().any(|f| f.subject.name.starts_with("cache-")));
     assert!(
@@ -108,6 +111,13 @@ fn a_terminating_pod_without_events_is_dated_by_its_age_and_the_report_says_so()
     let f = &r.findings[0];
     assert_eq!(f.state, "Terminating");
     assert_eq!(f.stuck_for.as_deref(), Some("5d0h"), "{:?}", f.stuck_for);
+    // Its made-up UID names nothing in logs: the step names the pod.
+    assert_eq!(
+        f.remediation[0].command.as_deref(),
+        Some("unstuck logs default/prometheus-7fd97697fb-89jrx <bundle>"),
+        "{:#?}",
+        f.remediation
+    );
     assert!(
         r.warnings.iter().any(|w| w.contains("1 Terminating pod(s) with no Killing or TaintManagerEviction event")
             && w.contains("line 2: default/prometheus-7fd97697fb-89jrx")

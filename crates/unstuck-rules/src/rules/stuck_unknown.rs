@@ -59,7 +59,14 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     );
     let mut steps = vec![StepDraft::cluster(
         "Look at everything known about the pod in time order",
-        format!("unstuck logs {} <bundle>", sh(&pod.metadata.uid)),
+        // A UID made up for describe text or a kubectl table (`describe:ns/name`) names nothing in logs.
+        format!(
+            "unstuck logs {} <bundle>",
+            match pod.metadata.uid.contains(':') {
+                true => sh(&format!("{}/{}", pod.metadata.namespace, pod.metadata.name)),
+                false => sh(&pod.metadata.uid),
+            }
+        ),
     )];
     if sp.state.is_terminating() {
         finish_deletion(
