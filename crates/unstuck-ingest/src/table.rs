@@ -31,6 +31,8 @@ enum Kind {
     Pods,
     Nodes,
     Events,
+    /// Another resource's table (`kubectl get all` prints services, deployments, ReplicaSets…): skipped.
+    Other,
 }
 
 /// A table's columns: each header word (`NOMINATED NODE` is one) and the character it starts at.
@@ -86,6 +88,13 @@ fn header(line: &str) -> Option<Header> {
         Kind::Nodes
     } else if has("LAST SEEN") && has("REASON") && has("MESSAGE") && (has("OBJECT") || has("KIND") && has("NAME")) {
         Kind::Events
+    } else if cols.len() >= 2
+        && has("NAME")
+        && cols
+            .iter()
+            .all(|(n, _)| n.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || " -()/".contains(c)))
+    {
+        Kind::Other
     } else {
         return None;
     };
@@ -114,7 +123,10 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
             Err(_) => return false,
         },
     };
+    // The first line is a table's header, and some table in the head is one that is read.
+    let read = |l: &str| header(l.trim_end_matches('\r')).is_some_and(|h| h.kind != Kind::Other);
     text.lines().find(|l| !chatter(l)).is_some_and(|l| header(l.trim_end_matches('\r')).is_some())
+        && text.lines().any(read)
 }
 
 /// A row's cells, one per column: by the header's positions when the row lines up with them, else split
@@ -157,6 +169,28 @@ fn cells<'a>(h: &Header, row: &'a str) -> Option<Vec<&'a str>> {
 struct Table<'a> {
     header: Header,
     rows: Vec<(usize, Vec<&'a str>)>,
+    /// The namespace the command above it named (`$ kubectl get pods -n shop`), for a table without a
+    /// NAMESPACE column.
+    namespace: Option<&'a str>,
+}
+
+/// The namespace a pasted `kubectl` command line names: `-n NS`, `-nNS`, `--namespace NS`, `--namespace=NS`.
+fn command_namespace(l: &str) -> Option<&str> {
+    let l = l.trim().trim_start_matches(['$', '#']).trim_start();
+    if !l.starts_with("kubectl ") {
+        return None;
+    }
+    let mut args = l.split_whitespace();
+    while let Some(a) = args.next() {
+        let ns = match a {
+            "-n" | "--namespace" => args.next(),
+            a => a.strip_prefix("--namespace=").or_else(|| a.strip_prefix("-n").filter(|r| !r.is_empty())),
+        };
+        if let Some(ns) = ns.filter(|n| !n.is_empty() && !n.starts_with('-')) {
+            return Some(ns);
+        }
+    }
+    None
 }
 
 impl Table<'_> {
@@ -172,18 +206,25 @@ impl Table<'_> {
 
 fn tables(text: &str) -> Result<Vec<Table<'_>>, Bad> {
     let mut out: Vec<Table> = Vec::new();
+    let mut namespace = None;
     for (i, l) in text.lines().enumerate() {
         let l = l.trim_end_matches('\r');
         if chatter(l) {
+            if command_namespace(l).is_some() || l.contains("kubectl ") {
+                namespace = command_namespace(l);
+            }
             continue;
         }
         if let Some(h) = header(l) {
-            out.push(Table { header: h, rows: Vec::new() });
+            out.push(Table { header: h, rows: Vec::new(), namespace });
             continue;
         }
         let Some(t) = out.last_mut() else {
             return Err(Bad { line: i + 1, msg: "no kubectl get header (NAME … STATUS …) above this line".into() });
         };
+        if t.header.kind == Kind::Other {
+            continue;
+        }
         let row = cells(&t.header, l).ok_or_else(|| Bad {
             line: i + 1,
             msg: format!(
@@ -345,7 +386,11 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
         }
     };
     for t in &tables {
-        if t.header.kind == Kind::Pods && t.header.idx("NAMESPACE").is_none() {
+        if t.header.kind == Kind::Other {
+            let cols: Vec<&str> = t.header.cols.iter().map(|(n, _)| n.as_str()).collect();
+            warnings.push(format!("a `{}` table is not read (only pods, nodes and events tables are)", cols.join(" ")));
+        }
+        if t.header.kind == Kind::Pods && t.header.idx("NAMESPACE").is_none() && t.namespace.is_none() {
             warnings.push(
                 "a `kubectl get pods` table without a NAMESPACE column (no -A): its pods are put in namespace `default`"
                     .to_string(),
@@ -359,11 +404,15 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
         }
         for (line, row) in &t.rows {
             let line = *line;
-            let name = || t.cell(row, "NAME").ok_or(Bad { line, msg: "the NAME cell is empty".into() });
+            // `kubectl get all` and `get pods,nodes` print `pod/web-0`, `node/n1`.
+            let name = || {
+                let n = t.cell(row, "NAME").ok_or(Bad { line, msg: "the NAME cell is empty".into() })?;
+                Ok::<_, Bad>(n.strip_prefix("pod/").or_else(|| n.strip_prefix("node/")).unwrap_or(n))
+            };
             match t.header.kind {
                 Kind::Pods => {
                     let name = name()?;
-                    let ns = t.cell(row, "NAMESPACE").unwrap_or("default");
+                    let ns = t.cell(row, "NAMESPACE").or(t.namespace).unwrap_or("default");
                     let status = t.cell(row, "STATUS").unwrap_or("");
                     let (ready_n, total) = ready(t.cell(row, "READY").unwrap_or("0/1"));
                     let restarts = restarts(t.cell(row, "RESTARTS").unwrap_or("0"));
@@ -437,6 +486,8 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
                     }));
                 }
                 Kind::Events => events.push(event(t, row, line, anchor, events.len())?),
+                // Its rows were skipped.
+                Kind::Other => {}
             }
         }
     }
@@ -520,7 +571,7 @@ fn event(t: &Table, row: &[&str], line: usize, anchor: Timestamp, i: usize) -> R
     if let Some(f) = t.cell(row, "FIRST SEEN") {
         first = human_duration(f).and_then(|d| back(anchor, d)).or_else(|| rfc1123z(f)).or(first);
     }
-    let namespace = if kind == "Node" { "" } else { t.cell(row, "NAMESPACE").unwrap_or("default") };
+    let namespace = if kind == "Node" { "" } else { t.cell(row, "NAMESPACE").or(t.namespace).unwrap_or("default") };
     // `kubelet, node-1` (1.14+), `{kubelet node-1}` and `{default-scheduler }` (before).
     let source = t.cell(row, "SOURCE").unwrap_or("");
     let (component, host) = match source.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
@@ -641,6 +692,42 @@ mod tests {
             cells(&h, "1m          Normal   Pulled   pod/web-0   拉取镜像 “nginx”").unwrap()[4],
             "拉取镜像 “nginx”"
         );
+    }
+
+    #[test]
+    fn the_command_above_a_table_names_its_namespace() {
+        for (l, ns) in [
+            ("$ kubectl get pods -n shop", Some("shop")),
+            ("kubectl -nshop get po -o wide", Some("shop")),
+            ("# kubectl get all --namespace=kube-system", Some("kube-system")),
+            ("$ kubectl --namespace monitoring get events", Some("monitoring")),
+            ("$ kubectl get pods -A", None),
+            ("$ kubectl get pods -n", None),
+            ("$ ls -n shop", None),
+        ] {
+            assert_eq!(command_namespace(l), ns, "{l}");
+        }
+        // `kubectl get all -n shop`: `pod/` prefixes, the other resources' tables skipped with a warning.
+        let text = "$ kubectl get all -n shop\n\
+            NAME                       READY   STATUS        RESTARTS   AGE\n\
+            pod/web-6d4cf56db6-7xk2p   1/1     Terminating   0          3d\n\
+            \n\
+            NAME          TYPE        CLUSTER-IP      EXTERNAL-IP   PORT(S)   AGE\n\
+            service/web   ClusterIP   10.96.141.207   <none>        80/TCP    210d\n\
+            \n\
+            NAME                  READY   UP-TO-DATE   AVAILABLE   AGE\n\
+            deployment.apps/web   0/1     0            0           210d\n";
+        assert!(sniff(text.as_bytes()));
+        let (objs, warnings) = objects(text, at()).unwrap();
+        assert_eq!(objs.len(), 1);
+        assert_eq!(objs[0]["metadata"]["name"], "web-6d4cf56db6-7xk2p");
+        assert_eq!(objs[0]["metadata"]["namespace"], "shop");
+        assert!(warnings
+            .iter()
+            .any(|w| w.contains("`NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE` table is not read")));
+        assert!(!warnings.iter().any(|w| w.contains("without a NAMESPACE column")), "{warnings:?}");
+        // A file of only tables that are not read is not taken for a table file.
+        assert!(!sniff(b"NAME          TYPE        CLUSTER-IP      EXTERNAL-IP   PORT(S)   AGE\n"));
     }
 
     #[test]
