@@ -393,11 +393,15 @@ pub(crate) fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json
 
 /// Objects from kubectl output bytes (JSON, concatenated JSON, or multi-document YAML).
 pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
-    if crate::describe::sniff(bytes) {
+    let described = crate::describe::sniff(bytes);
+    if described || crate::table::sniff(bytes) {
         // Text from memory has no file time: its ages count back from now, which is then the capture time.
         let (anchor, from) = c.opts.now.map_or((Time::now(), "the clock"), |t| (t, "--now"));
         c.clock |= c.opts.now.is_none();
-        return crate::describe::add(c, path, bytes, anchor, from);
+        return match described {
+            true => crate::describe::add(c, path, bytes, anchor, from),
+            false => crate::table::add(c, path, bytes, anchor, from),
+        };
     }
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let before = c.object_count();

@@ -518,6 +518,33 @@ fn node(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &
     events(block, anchor, ("Node", name, ""), out, warnings);
 }
 
+/// What a text is read into: its objects and the warnings on what it could not tell, or the line it fails at.
+pub(crate) type Parse = fn(&str, Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad>;
+
+/// Add the objects a text (`what` it is, for the error) is read into, with its reader's warnings.
+pub(crate) fn add_text(
+    c: &mut Collector,
+    path: &str,
+    bytes: &[u8],
+    what: &str,
+    parse: Parse,
+    anchor: Timestamp,
+) -> Result<(), IngestError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| IngestError::Invalid {
+        path: path.into(),
+        msg: format!("byte {}: not UTF-8 ({what} is text)", e.valid_up_to()),
+    })?;
+    let (objs, warnings) = parse(text, anchor)
+        .map_err(|b| IngestError::Invalid { path: path.into(), msg: format!("line {}: {}", b.line, b.msg) })?;
+    for w in warnings {
+        c.warn(format!("{path}: {w}"));
+    }
+    for (i, v) in objs.into_iter().enumerate() {
+        crate::api::add_value(c, path, i, v)?;
+    }
+    Ok(())
+}
+
 /// Add a describe text's objects to the collector, with a warning saying how its times were dated.
 pub(crate) fn add(
     c: &mut Collector,
@@ -526,18 +553,7 @@ pub(crate) fn add(
     anchor: Timestamp,
     from: &str,
 ) -> Result<(), IngestError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| IngestError::Invalid {
-        path: path.into(),
-        msg: format!("byte {}: not UTF-8 (kubectl describe output is text)", e.valid_up_to()),
-    })?;
-    let (objs, warnings) = objects(text, anchor)
-        .map_err(|b| IngestError::Invalid { path: path.into(), msg: format!("line {}: {}", b.line, b.msg) })?;
-    for w in warnings {
-        c.warn(format!("{path}: {w}"));
-    }
-    for (i, v) in objs.into_iter().enumerate() {
-        crate::api::add_value(c, path, i, v)?;
-    }
+    add_text(c, path, bytes, "kubectl describe output", objects, anchor)?;
     c.warn(format!(
         "{path}: kubectl describe output carries no capture time: its ages and `lasts` are counted back from {from} ({anchor}); set --now to when it was taken"
     ));

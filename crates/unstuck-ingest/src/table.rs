@@ -608,18 +608,7 @@ pub(crate) fn add(
     anchor: Timestamp,
     from: &str,
 ) -> Result<(), crate::IngestError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| crate::IngestError::Invalid {
-        path: path.into(),
-        msg: format!("byte {}: not UTF-8 (kubectl get output is text)", e.valid_up_to()),
-    })?;
-    let (objs, warnings) = objects(text, anchor)
-        .map_err(|b| crate::IngestError::Invalid { path: path.into(), msg: format!("line {}: {}", b.line, b.msg) })?;
-    for w in warnings {
-        c.warn(format!("{path}: {w}"));
-    }
-    for (i, v) in objs.into_iter().enumerate() {
-        crate::api::add_value(c, path, i, v)?;
-    }
+    crate::describe::add_text(c, path, bytes, "kubectl get output", objects, anchor)?;
     c.warn(format!(
         "{path}: kubectl get tables carry no capture time: their ages are counted back from {from} ({anchor}); set --now to when they were taken"
     ));

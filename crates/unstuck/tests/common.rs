@@ -168,3 +168,15 @@ pub fn score_output_corpus(
     );
     assert!(h.0 >= heldout_floor, "held-out {}/{} fell below its recorded {heldout_floor}", h.0, h.1);
 }
+
+/// `src` copied into a temp dir with its modification time set to `at`, as a file saved then (describe
+/// text and kubectl tables date their ages from it).
+pub fn saved_copy(src: &Path, at: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(src.file_name().unwrap());
+    std::fs::copy(src, &p).unwrap();
+    let t: jiff::Timestamp = at.parse().unwrap();
+    let f = std::fs::File::options().write(true).open(&p).unwrap();
+    f.set_modified(std::time::SystemTime::from(t)).unwrap();
+    (dir, p)
+}

@@ -11,15 +11,9 @@ fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/describe").join(name)
 }
 
-/// The fixture copied into a temp dir with its modification time set to `at`, as a file saved then.
+/// The fixture as a file saved at `at`.
 fn saved_at(name: &str, at: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join(name);
-    std::fs::copy(fixture(name), &p).unwrap();
-    let t: jiff::Timestamp = at.parse().unwrap();
-    let f = std::fs::File::options().write(true).open(&p).unwrap();
-    f.set_modified(std::time::SystemTime::from(t)).unwrap();
-    (dir, p)
+    common::saved_copy(&fixture(name), at)
 }
 
 #[test]
