@@ -417,6 +417,45 @@ pub(crate) fn read_file(p: &std::path::Path, bytes: &[u8], c: &mut Collector) ->
     add(c, &p.display().to_string(), bytes, anchor, from)
 }
 
+/// One event as describe text and kubectl tables show it.
+pub(crate) struct EventRow<'a> {
+    /// The Event's own name.
+    pub id: String,
+    /// Kind, name and namespace of the object it is about (no namespace: a node's).
+    pub object: (&'a str, &'a str, &'a str),
+    pub type_: &'a str,
+    pub reason: &'a str,
+    pub message: &'a str,
+    pub count: i64,
+    pub first: Option<String>,
+    pub last: Option<String>,
+}
+
+/// An Event as the API holds it; `source` is the reporting component as kubectl prints it: `kubelet, node-1`
+/// (1.10+), `{kubelet node-1}` or `{default-scheduler }` (before), or `kubelet`.
+pub(crate) fn event_value(e: EventRow<'_>, source: &str) -> Value {
+    let (component, host) = match source.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+        Some(s) => s.split_once(' ').map_or((s, ""), |(c, h)| (c.trim(), h.trim())),
+        None => source.split_once(',').map_or((source, ""), |(c, h)| (c.trim(), h.trim())),
+    };
+    let (kind, name, namespace) = e.object;
+    json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        // A node's events live in `default`; their object has no namespace.
+        "metadata": {"name": e.id, "namespace": if namespace.is_empty() { "default" } else { namespace }},
+        "involvedObject": {"kind": kind, "name": name, "namespace": namespace},
+        "type": e.type_,
+        "reason": e.reason,
+        "message": e.message,
+        "count": e.count,
+        "firstTimestamp": e.first.or(e.last.clone()),
+        "lastTimestamp": e.last,
+        "source": {"component": component, "host": host},
+        "reportingComponent": component,
+    })
+}
+
 /// The `Events:` table of a pod or node: `Type Reason Age From Message`, or `<none>`.
 fn events(
     block: &[Line<'_>],
@@ -445,23 +484,19 @@ fn events(
             continue;
         };
         let (last, count, over) = age(age_col);
-        // `kubelet, node-1` (older kubectl) or `kubelet`.
-        let (component, host) = from.split_once(',').map_or((from, ""), |(c, h)| (c.trim(), h.trim()));
-        out.push(json!({
-            "apiVersion": "v1",
-            "kind": "Event",
-            // A node's events live in `default`; their object has no namespace.
-            "metadata": {"name": format!("{name}.describe-{i}"), "namespace": if namespace.is_empty() { "default" } else { namespace }},
-            "involvedObject": {"kind": kind, "name": name, "namespace": namespace},
-            "type": type_,
-            "reason": reason,
-            "message": message,
-            "count": count,
-            "firstTimestamp": over.and_then(|d| back(anchor, d)),
-            "lastTimestamp": last.and_then(|d| back(anchor, d)),
-            "source": {"component": component, "host": host},
-            "reportingComponent": component,
-        }));
+        out.push(event_value(
+            EventRow {
+                id: format!("{name}.describe-{i}"),
+                object: (kind, name, namespace),
+                type_,
+                reason,
+                message,
+                count,
+                first: over.and_then(|d| back(anchor, d)),
+                last: last.and_then(|d| back(anchor, d)),
+            },
+            from,
+        ));
     }
 }
 

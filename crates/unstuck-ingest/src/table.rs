@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use serde_json::{json, Map, Value};
 
-use crate::describe::{age, back, human_duration, rfc1123z, Bad};
+use crate::describe::{age, back, event_value, human_duration, rfc1123z, Bad, EventRow};
 
 /// What a table cannot tell, said once per input.
 pub(crate) const SHOWS_LESS: &str = "kubectl get tables show no UID, owner, finalizer, lifecycle hook or \
@@ -372,6 +372,76 @@ fn kind_of(k: &str) -> String {
     }
 }
 
+/// A `get pods` row as a Pod, created at `created`.
+fn pod_row(t: &Table, row: &[&str], name: &str, created: Option<String>) -> Value {
+    let ns = t.cell(row, "NAMESPACE").or(t.namespace).unwrap_or("default");
+    let status = t.cell(row, "STATUS").unwrap_or("");
+    let (ready_n, total) = ready(t.cell(row, "READY").unwrap_or("0/1"));
+    let restarts = restarts(t.cell(row, "RESTARTS").unwrap_or("0"));
+    let node = t.cell(row, "NODE").filter(|n| *n != "<none>").unwrap_or("");
+    let (phase, reason, cs, ics) = pod_state(status, ready_n, total, restarts);
+    let mut meta = Map::new();
+    meta.insert("name".into(), json!(name));
+    meta.insert("namespace".into(), json!(ns));
+    meta.insert("uid".into(), json!(format!("table:{ns}/{name}")));
+    meta.insert("creationTimestamp".into(), json!(created));
+    let containers: Vec<Value> = (0..total).map(|i| json!({"name": container(i)})).collect();
+    let inits: Vec<Value> =
+        ics.as_array().map(|a| a.iter().map(|s| json!({"name": s["name"]})).collect()).unwrap_or_default();
+    let mut conditions = Vec::new();
+    if status == "Pending" && t.cell(row, "NODE") == Some("<none>") {
+        conditions.push(json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}));
+    }
+    json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": {"nodeName": node, "containers": containers, "initContainers": inits},
+        "status": {
+            "phase": phase,
+            "reason": reason,
+            "podIP": t.cell(row, "IP").filter(|i| *i != "<none>").unwrap_or(""),
+            "conditions": conditions,
+            "containerStatuses": cs,
+            "initContainerStatuses": ics,
+        },
+    })
+}
+
+/// A `get nodes` row as a Node, created at `created`.
+fn node_row(t: &Table, row: &[&str], name: &str, created: Option<String>) -> Value {
+    let status = t.cell(row, "STATUS").unwrap_or("");
+    let parts: Vec<&str> = status.split(',').collect();
+    let ready = match parts.first().copied() {
+        Some("Ready") => json!({"type": "Ready", "status": "True", "reason": "KubeletReady"}),
+        Some("NotReady") => json!({"type": "Ready", "status": "Unknown", "reason": "NotReady",
+            "message": "kubectl get nodes shows NotReady, which is Ready=False (the kubelet reports a problem) or Ready=Unknown (it stopped reporting); the table does not say which"}),
+        _ => json!({"type": "Ready", "status": "Unknown", "reason": status}),
+    };
+    let mut labels = Map::new();
+    for role in t.cell(row, "ROLES").unwrap_or("<none>").split(',').filter(|r| *r != "<none>") {
+        labels.insert(format!("node-role.kubernetes.io/{role}"), json!(""));
+    }
+    json!({
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "uid": format!("table:{name}"), "labels": labels,
+            "creationTimestamp": created},
+        "spec": {"unschedulable": parts.contains(&"SchedulingDisabled")},
+        "status": {
+            "conditions": [ready],
+            "addresses": t.cell(row, "INTERNAL-IP").filter(|i| *i != "<none>")
+                .map(|ip| json!([{"type": "InternalIP", "address": ip}])).unwrap_or(json!([])),
+            "nodeInfo": {
+                "kubeletVersion": t.cell(row, "VERSION").unwrap_or(""),
+                "containerRuntimeVersion": t.cell(row, "CONTAINER-RUNTIME").unwrap_or(""),
+                "osImage": t.cell(row, "OS-IMAGE").unwrap_or(""),
+                "kernelVersion": t.cell(row, "KERNEL-VERSION").unwrap_or(""),
+            },
+        },
+    })
+}
+
 /// The objects of one or more `kubectl get` tables, times counted back from `anchor`.
 pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
     let tables = tables(text)?;
@@ -411,80 +481,10 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
             };
             match t.header.kind {
                 Kind::Pods => {
-                    let name = name()?;
-                    let ns = t.cell(row, "NAMESPACE").or(t.namespace).unwrap_or("default");
-                    let status = t.cell(row, "STATUS").unwrap_or("");
-                    let (ready_n, total) = ready(t.cell(row, "READY").unwrap_or("0/1"));
-                    let restarts = restarts(t.cell(row, "RESTARTS").unwrap_or("0"));
-                    let created = when(t, row, line, "AGE")?;
-                    let node = t.cell(row, "NODE").filter(|n| *n != "<none>").unwrap_or("");
-                    let (phase, reason, cs, ics) = pod_state(status, ready_n, total, restarts);
-                    let mut meta = Map::new();
-                    meta.insert("name".into(), json!(name));
-                    meta.insert("namespace".into(), json!(ns));
-                    meta.insert("uid".into(), json!(format!("table:{ns}/{name}")));
-                    meta.insert("creationTimestamp".into(), json!(created));
-                    let containers: Vec<Value> = (0..total).map(|i| json!({"name": container(i)})).collect();
-                    let inits: Vec<Value> = ics
-                        .as_array()
-                        .map(|a| a.iter().map(|s| json!({"name": s["name"]})).collect())
-                        .unwrap_or_default();
-                    let mut conditions = Vec::new();
-                    if status == "Pending" && t.cell(row, "NODE") == Some("<none>") {
-                        conditions.push(json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}));
-                    }
-                    pods.push((
-                        line,
-                        status == "Terminating",
-                        json!({
-                            "apiVersion": "v1",
-                            "kind": "Pod",
-                            "metadata": meta,
-                            "spec": {"nodeName": node, "containers": containers, "initContainers": inits},
-                            "status": {
-                                "phase": phase,
-                                "reason": reason,
-                                "podIP": t.cell(row, "IP").filter(|i| *i != "<none>").unwrap_or(""),
-                                "conditions": conditions,
-                                "containerStatuses": cs,
-                                "initContainerStatuses": ics,
-                            },
-                        }),
-                    ));
+                    let terminating = t.cell(row, "STATUS") == Some("Terminating");
+                    pods.push((line, terminating, pod_row(t, row, name()?, when(t, row, line, "AGE")?)));
                 }
-                Kind::Nodes => {
-                    let name = name()?;
-                    let status = t.cell(row, "STATUS").unwrap_or("");
-                    let parts: Vec<&str> = status.split(',').collect();
-                    let ready = match parts.first().copied() {
-                        Some("Ready") => json!({"type": "Ready", "status": "True", "reason": "KubeletReady"}),
-                        Some("NotReady") => json!({"type": "Ready", "status": "Unknown", "reason": "NotReady",
-                            "message": "kubectl get nodes shows NotReady, which is Ready=False (the kubelet reports a problem) or Ready=Unknown (it stopped reporting); the table does not say which"}),
-                        _ => json!({"type": "Ready", "status": "Unknown", "reason": status}),
-                    };
-                    let mut labels = Map::new();
-                    for role in t.cell(row, "ROLES").unwrap_or("<none>").split(',').filter(|r| *r != "<none>") {
-                        labels.insert(format!("node-role.kubernetes.io/{role}"), json!(""));
-                    }
-                    nodes.push(json!({
-                        "apiVersion": "v1",
-                        "kind": "Node",
-                        "metadata": {"name": name, "uid": format!("table:{name}"), "labels": labels,
-                            "creationTimestamp": when(t, row, line, "AGE")?},
-                        "spec": {"unschedulable": parts.contains(&"SchedulingDisabled")},
-                        "status": {
-                            "conditions": [ready],
-                            "addresses": t.cell(row, "INTERNAL-IP").filter(|i| *i != "<none>")
-                                .map(|ip| json!([{"type": "InternalIP", "address": ip}])).unwrap_or(json!([])),
-                            "nodeInfo": {
-                                "kubeletVersion": t.cell(row, "VERSION").unwrap_or(""),
-                                "containerRuntimeVersion": t.cell(row, "CONTAINER-RUNTIME").unwrap_or(""),
-                                "osImage": t.cell(row, "OS-IMAGE").unwrap_or(""),
-                                "kernelVersion": t.cell(row, "KERNEL-VERSION").unwrap_or(""),
-                            },
-                        },
-                    }));
-                }
+                Kind::Nodes => nodes.push(node_row(t, row, name()?, when(t, row, line, "AGE")?)),
                 Kind::Events => events.push(event(t, row, line, anchor, events.len())?),
                 // Its rows were skipped.
                 Kind::Other => {}
@@ -572,26 +572,19 @@ fn event(t: &Table, row: &[&str], line: usize, anchor: Timestamp, i: usize) -> R
         first = human_duration(f).and_then(|d| back(anchor, d)).or_else(|| rfc1123z(f)).or(first);
     }
     let namespace = if kind == "Node" { "" } else { t.cell(row, "NAMESPACE").or(t.namespace).unwrap_or("default") };
-    // `kubelet, node-1` (1.14+), `{kubelet node-1}` and `{default-scheduler }` (before).
-    let source = t.cell(row, "SOURCE").unwrap_or("");
-    let (component, host) = match source.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-        Some(s) => s.split_once(' ').map_or((s, ""), |(c, h)| (c.trim(), h.trim())),
-        None => source.split_once(',').map_or((source, ""), |(c, h)| (c.trim(), h.trim())),
-    };
-    Ok(json!({
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": format!("{name}.table-{i}"), "namespace": if namespace.is_empty() { "default" } else { namespace }},
-        "involvedObject": {"kind": kind, "name": name, "namespace": namespace},
-        "type": t.cell(row, "TYPE").unwrap_or(""),
-        "reason": t.cell(row, "REASON").unwrap_or(""),
-        "message": t.cell(row, "MESSAGE").unwrap_or(""),
-        "count": count,
-        "firstTimestamp": first.or(last.clone()),
-        "lastTimestamp": last,
-        "source": {"component": component, "host": host},
-        "reportingComponent": component,
-    }))
+    Ok(event_value(
+        EventRow {
+            id: format!("{name}.table-{i}"),
+            object: (&kind, &name, namespace),
+            type_: t.cell(row, "TYPE").unwrap_or(""),
+            reason: t.cell(row, "REASON").unwrap_or(""),
+            message: t.cell(row, "MESSAGE").unwrap_or(""),
+            count,
+            first,
+            last,
+        },
+        t.cell(row, "SOURCE").unwrap_or(""),
+    ))
 }
 
 /// A table file's bytes; its ages are counted back from `--now`, else the file's modification time.
@@ -793,6 +786,17 @@ mod tests {
             n += 1;
         }
         assert!(n >= 15, "{n} fixtures");
+    }
+
+    #[test]
+    fn tables_given_as_bytes_are_read_like_a_file() {
+        // The path a bundle's object files and kubectl output bytes take.
+        let opts = crate::Options { now: Some(at()), ..Default::default() };
+        let snap = crate::load_kubectl_bytes("ticket.txt", fixture("ticket-node-lost.txt").as_bytes(), &opts).unwrap();
+        assert_eq!(snap.pods.len(), 4);
+        assert_eq!(snap.nodes.len(), 3);
+        let db = snap.pods.iter().find(|p| p.metadata.name == "db-0").unwrap();
+        assert_eq!(db.metadata.deletion_timestamp.map(|t| t.to_string()).as_deref(), Some("2024-06-03T09:07:00Z"));
     }
 
     #[test]

@@ -218,6 +218,12 @@ pub struct ObjectMeta {
 }
 
 impl ObjectMeta {
+    /// Which text a made-up UID was given by (`describe` for `describe:ns/name`, `table` for a kubectl
+    /// table's `table:ns/name`); `None` for a UID the API server gave (never with a colon).
+    pub fn made_up_uid(&self) -> Option<&str> {
+        self.uid.split_once(':').map(|(from, _)| from)
+    }
+
     /// The owner reference marked `controller: true`.
     pub fn controller(&self) -> Option<&OwnerRef> {
         self.owner_references.iter().find(|o| o.controller == Some(true))
@@ -869,6 +875,14 @@ mod tests {
 
     fn jiff(s: &str) -> Result<Time, String> {
         s.parse::<Time>().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn made_up_uids_name_the_text_they_came_from() {
+        let meta = |uid: &str| ObjectMeta { uid: uid.into(), ..Default::default() };
+        assert_eq!(meta("table:shop/db-0").made_up_uid(), Some("table"));
+        assert_eq!(meta("describe:default/web-1").made_up_uid(), Some("describe"));
+        assert_eq!(meta("361b99c6-7a67-43cc-8dda-3364a6eeb6fd").made_up_uid(), None);
     }
 
     /// `kubectl get pods` STATUS for pods written as `kubectl get pod -o json` prints them (the fields kubectl's

@@ -62,9 +62,9 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         // A UID made up for describe text or a kubectl table (`describe:ns/name`) names nothing in logs.
         format!(
             "unstuck logs {} <bundle>",
-            match pod.metadata.uid.contains(':') {
-                true => sh(&format!("{}/{}", pod.metadata.namespace, pod.metadata.name)),
-                false => sh(&pod.metadata.uid),
+            match pod.metadata.made_up_uid() {
+                Some(_) => sh(&format!("{}/{}", pod.metadata.namespace, pod.metadata.name)),
+                None => sh(&pod.metadata.uid),
             }
         ),
     )];
