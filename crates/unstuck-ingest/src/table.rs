@@ -24,13 +24,18 @@ use crate::describe::{age, back, event_value, human_duration, rfc1123z, Bad, Eve
 /// What a table cannot tell, said once per input.
 pub(crate) const SHOWS_LESS: &str = "kubectl get tables show no UID, owner, finalizer, lifecycle hook or \
     container name: each pod gets a made-up UID (table:<namespace>/<name>, refused by the API as a \
-    precondition) and containers named container-1…, and rules that read owners, finalizers or hooks see none";
+    precondition) and containers named container-1…, and rules that read finalizers or hooks see none; a pod \
+    named <name>-<ordinal> is taken for a StatefulSet's when a kubectl get sts table in the input shows one of \
+    that name in its namespace";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Pods,
     Nodes,
     Events,
+    /// `kubectl get sts`: `NAME READY AGE` (1.14+; `-o wide` adds `CONTAINERS IMAGES`), before that
+    /// `NAME DESIRED CURRENT AGE`.
+    StatefulSets,
     /// Another resource's table (`kubectl get all` prints services, deployments, ReplicaSets…): skipped.
     Other,
 }
@@ -88,6 +93,19 @@ fn header(line: &str) -> Option<Header> {
         Kind::Nodes
     } else if has("LAST SEEN") && has("REASON") && has("MESSAGE") && (has("OBJECT") || has("KIND") && has("NAME")) {
         Kind::Events
+    } else if has("NAME")
+        && has("AGE")
+        && (has("READY") != (has("DESIRED") && has("CURRENT")))
+        && cols.iter().all(|(n, _)| {
+            matches!(
+                n.as_str(),
+                "NAMESPACE" | "NAME" | "READY" | "DESIRED" | "CURRENT" | "AGE" | "CONTAINERS" | "IMAGES"
+            )
+        })
+    {
+        // No other resource's table has only these columns (Deployments add UP-TO-DATE, ReplicaSets and
+        // DaemonSets READY beside DESIRED).
+        Kind::StatefulSets
     } else if cols.len() >= 2
         && has("NAME")
         && cols
@@ -101,13 +119,35 @@ fn header(line: &str) -> Option<Header> {
     Some(Header { kind, cols })
 }
 
+/// The arguments of a pasted command line that runs kubectl, behind whatever prompt it was typed at:
+/// `$ kubectl get po`, `$kubectl …`, `$> kubectl …`, `[root@m1 ~]# kubectl …`, `user@host:~$ k get …` (the
+/// usual alias), `oc get …`, `microk8s kubectl …`, `k3s kubectl …`.
+fn command(l: &str) -> Option<&str> {
+    let t = l.trim();
+    command_words(t).or_else(|| {
+        // Behind a prompt: after one of its `$`, `#`, `>` or `%`; a prompt has no run of spaces (a row does).
+        t.match_indices(['$', '#', '>', '%'])
+            .take_while(|&(i, _)| !t[..i].contains("  "))
+            .find_map(|(i, _)| command_words(t[i + 1..].trim_start()))
+    })
+}
+
+/// The arguments after a leading `kubectl` (`microk8s kubectl`, `k3s kubectl`), or after `k` or `oc`
+/// running a `get`, `describe` or `events`.
+fn command_words(t: &str) -> Option<&str> {
+    let t = t.strip_prefix("microk8s ").or_else(|| t.strip_prefix("k3s ")).unwrap_or(t);
+    let (word, args) = t.split_once(' ')?;
+    let reads = || args.split_whitespace().any(|a| matches!(a, "get" | "describe" | "events"));
+    (matches!(word, "kubectl" | "kubectl.exe") || matches!(word, "k" | "oc") && reads()).then_some(args.trim_start())
+}
+
 /// Lines around tables that are not rows: a shell prompt with the command, kubectl's empty answer.
 fn chatter(l: &str) -> bool {
     let t = l.trim();
     t.is_empty()
         || t.starts_with("$ ")
         || t.starts_with("# ")
-        || t.starts_with("kubectl ")
+        || command(t).is_some()
         || t.starts_with("No resources found")
         || t.starts_with("```")
 }
@@ -176,11 +216,7 @@ struct Table<'a> {
 
 /// The namespace a pasted `kubectl` command line names: `-n NS`, `-nNS`, `--namespace NS`, `--namespace=NS`.
 fn command_namespace(l: &str) -> Option<&str> {
-    let l = l.trim().trim_start_matches(['$', '#']).trim_start();
-    if !l.starts_with("kubectl ") {
-        return None;
-    }
-    let mut args = l.split_whitespace();
+    let mut args = command(l)?.split_whitespace();
     while let Some(a) = args.next() {
         let ns = match a {
             "-n" | "--namespace" => args.next(),
@@ -210,7 +246,7 @@ fn tables(text: &str) -> Result<Vec<Table<'_>>, Bad> {
     for (i, l) in text.lines().enumerate() {
         let l = l.trim_end_matches('\r');
         if chatter(l) {
-            if command_namespace(l).is_some() || l.contains("kubectl ") {
+            if command(l).is_some() {
                 namespace = command_namespace(l);
             }
             continue;
@@ -442,10 +478,51 @@ fn node_row(t: &Table, row: &[&str], name: &str, created: Option<String>) -> Val
     })
 }
 
+/// A `get sts` row as a StatefulSet, created at `created`: `READY` is ready/desired (1.14+); the older
+/// layout shows `DESIRED` and `CURRENT` (pods created), not how many are ready.
+fn sts_row(t: &Table, row: &[&str], name: &str, created: Option<String>) -> Value {
+    let ns = t.cell(row, "NAMESPACE").or(t.namespace).unwrap_or("default");
+    let num = |c: Option<&str>| c.and_then(|c| c.trim().parse::<i64>().ok());
+    let mut status = Map::new();
+    let desired = match t.cell(row, "READY").and_then(|r| r.split_once('/')) {
+        Some((ready, desired)) => {
+            status.insert("readyReplicas".into(), json!(num(Some(ready)).unwrap_or(0)));
+            num(Some(desired))
+        }
+        None => {
+            if let Some(current) = num(t.cell(row, "CURRENT")) {
+                status.insert("currentReplicas".into(), json!(current));
+            }
+            num(t.cell(row, "DESIRED"))
+        }
+    };
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": name, "namespace": ns, "uid": format!("table:{ns}/{name}"),
+            "creationTimestamp": created},
+        "spec": {"replicas": desired},
+        "status": status,
+    })
+}
+
+/// A NAME cell without the `kind/` prefix `kubectl get all` and `get pods,nodes` print (`pod/web-0`,
+/// `statefulset.apps/db`; kubectl before 1.11 printed `po/web-0`, `statefulsets/db`).
+fn bare_name(kind: Kind, n: &str) -> &str {
+    let prefixes: &[&str] = match kind {
+        Kind::Pods => &["pod/", "pods/", "po/"],
+        Kind::Nodes => &["node/", "nodes/", "no/"],
+        Kind::StatefulSets => &["statefulset.apps/", "statefulsets.apps/", "statefulset/", "statefulsets/", "sts/"],
+        Kind::Events | Kind::Other => &[],
+    };
+    prefixes.iter().find_map(|p| n.strip_prefix(p)).unwrap_or(n)
+}
+
 /// The objects of one or more `kubectl get` tables, times counted back from `anchor`.
 pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
     let tables = tables(text)?;
     let (mut pods, mut nodes, mut events, mut warnings) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut workloads = Vec::new();
     let when = |t: &Table, row: &[&str], line: usize, col: &str| -> Result<Option<String>, Bad> {
         match t.cell(row, col) {
             None | Some("<unknown>") | Some("<invalid>") => Ok(None),
@@ -458,7 +535,10 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
     for t in &tables {
         if t.header.kind == Kind::Other {
             let cols: Vec<&str> = t.header.cols.iter().map(|(n, _)| n.as_str()).collect();
-            warnings.push(format!("a `{}` table is not read (only pods, nodes and events tables are)", cols.join(" ")));
+            warnings.push(format!(
+                "a `{}` table is not read (only pods, nodes, events and StatefulSets tables are)",
+                cols.join(" ")
+            ));
         }
         if t.header.kind == Kind::Pods && t.header.idx("NAMESPACE").is_none() && t.namespace.is_none() {
             warnings.push(
@@ -474,10 +554,9 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
         }
         for (line, row) in &t.rows {
             let line = *line;
-            // `kubectl get all` and `get pods,nodes` print `pod/web-0`, `node/n1`.
             let name = || {
                 let n = t.cell(row, "NAME").ok_or(Bad { line, msg: "the NAME cell is empty".into() })?;
-                Ok::<_, Bad>(n.strip_prefix("pod/").or_else(|| n.strip_prefix("node/")).unwrap_or(n))
+                Ok::<_, Bad>(bare_name(t.header.kind, n))
             };
             match t.header.kind {
                 Kind::Pods => {
@@ -485,6 +564,7 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
                     pods.push((line, terminating, pod_row(t, row, name()?, when(t, row, line, "AGE")?)));
                 }
                 Kind::Nodes => nodes.push(node_row(t, row, name()?, when(t, row, line, "AGE")?)),
+                Kind::StatefulSets => workloads.push(sts_row(t, row, name()?, when(t, row, line, "AGE")?)),
                 Kind::Events => events.push(event(t, row, line, anchor, events.len())?),
                 // Its rows were skipped.
                 Kind::Other => {}
@@ -539,6 +619,7 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
     }
     let mut out: Vec<Value> = pods.into_iter().map(|(_, _, p)| p).collect();
     out.extend(nodes);
+    out.extend(workloads);
     out.extend(events);
     Ok((out, warnings))
 }
@@ -686,8 +767,25 @@ mod tests {
             ("$ kubectl get pods -A", None),
             ("$ kubectl get pods -n", None),
             ("$ ls -n shop", None),
+            // Prompts and aliases as users paste them.
+            ("$kubectl -n kafka get all", Some("kafka")),
+            ("$> kubectl get sts -n zk", Some("zk")),
+            ("[root@master-1 ~]# kubectl get po -n shop -o wide", Some("shop")),
+            ("user@host:~$ k -n example get sts", Some("example")),
+            ("PS C:\\> kubectl.exe get pods -n shop", Some("shop")),
+            ("$ microk8s kubectl get pods -n shop", Some("shop")),
+            ("oc get pods -n openshift-monitoring", Some("openshift-monitoring")),
         ] {
             assert_eq!(command_namespace(l), ns, "{l}");
+            assert!(chatter(l), "{l}");
+        }
+        // Rows are not commands: a pod named `k`, a message with a prompt-like `$` or `>` in it.
+        for row in [
+            "k                      1/1     Running   0          5m",
+            "default     2m   Warning   Failed   pod/x   exec: \"sh -c > k get pods\" failed",
+            "web-0   0/1   Error   0   1m   10.0.0.1   n1   <none>   <none>   # k get",
+        ] {
+            assert!(command(row).is_none(), "{row}");
         }
         // `kubectl get all -n shop`: `pod/` prefixes, the other resources' tables skipped with a warning.
         let text = "$ kubectl get all -n shop\n\
@@ -710,6 +808,63 @@ mod tests {
         assert!(!warnings.iter().any(|w| w.contains("without a NAMESPACE column")), "{warnings:?}");
         // A file of only tables that are not read is not taken for a table file.
         assert!(!sniff(b"NAME          TYPE        CLUSTER-IP      EXTERNAL-IP   PORT(S)   AGE\n"));
+    }
+
+    #[test]
+    fn statefulsets_tables_in_each_layout_kubectl_has_printed() {
+        let sts = |name: &str| -> Vec<Value> {
+            let (objs, _) = objects(&fixture(name), at()).unwrap();
+            objs.into_iter().filter(|o| o["kind"] == "StatefulSet").collect()
+        };
+        // `kubectl -n kafka get all` (1.18): `statefulset.apps/` under NAME READY AGE, the prompt's namespace.
+        let all = sts("all-1.txt");
+        let names: Vec<&str> = all.iter().map(|o| o["metadata"]["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["kafka", "pzoo", "zoo"]);
+        assert!(all.iter().all(|o| o["metadata"]["namespace"] == "kafka"));
+        assert_eq!(all[0]["metadata"]["uid"], "table:kafka/kafka");
+        assert_eq!(
+            (all[0]["spec"]["replicas"].clone(), all[0]["status"]["readyReplicas"].clone()),
+            (json!(1), json!(0))
+        );
+        assert_eq!(all[2]["spec"]["replicas"], 0);
+        // `get sts,pod,pv,pvc -o wide`: CONTAINERS IMAGES; the pv table skipped.
+        let wide = sts("all-2.txt");
+        assert_eq!(
+            (wide[0]["metadata"]["name"].as_str(), wide[0]["spec"]["replicas"].as_i64()),
+            (Some("web"), Some(3))
+        );
+        // kubectl before 1.14: DESIRED CURRENT, no readiness; with and without a NAMESPACE column.
+        let old = sts("sts-1.txt");
+        assert_eq!(old[0]["metadata"]["name"], "myzk-zookeeper");
+        assert_eq!(
+            (old[0]["spec"]["replicas"].as_i64(), old[0]["status"]["currentReplicas"].as_i64()),
+            (Some(3), Some(1))
+        );
+        assert!(old[0]["status"].get("readyReplicas").is_none());
+        let ns = sts("sts-3.txt");
+        assert_eq!(
+            (ns[0]["metadata"]["namespace"].as_str(), ns[0]["status"]["currentReplicas"].as_i64()),
+            (Some("default"), Some(0))
+        );
+        // `k -n example get sts`: the alias's namespace.
+        let k = sts("sts-4.txt");
+        assert_eq!(k.len(), 3);
+        assert!(k.iter().all(|o| o["metadata"]["namespace"] == "example" && o["status"]["readyReplicas"] == 3));
+        // Other tables with READY and AGE are not StatefulSets.
+        for h in [
+            "NAME   READY   UP-TO-DATE   AVAILABLE   AGE",
+            "NAME   DESIRED   CURRENT   READY   AGE",
+            "NAME   DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR   AGE",
+        ] {
+            assert_eq!(header(h).map(|h| h.kind), Some(Kind::Other), "{h}");
+        }
+        for h in [
+            "NAME   READY   AGE",
+            "NAME   DESIRED   CURRENT   AGE",
+            "NAMESPACE   NAME   READY   AGE   CONTAINERS   IMAGES",
+        ] {
+            assert_eq!(header(h).map(|h| h.kind), Some(Kind::StatefulSets), "{h}");
+        }
     }
 
     #[test]
@@ -779,13 +934,21 @@ mod tests {
             }
             let text = std::fs::read_to_string(&p).unwrap();
             assert!(sniff(text.as_bytes()), "{}", p.display());
-            let rows = text.lines().filter(|l| !chatter(l) && header(l).is_none()).count();
+            // Rows under a header that is read (`get all` also prints services, pvs… which are skipped).
+            let mut read = false;
+            let mut rows = 0;
+            for l in text.lines().filter(|l| !chatter(l)) {
+                match header(l) {
+                    Some(h) => read = h.kind != Kind::Other,
+                    None => rows += usize::from(read),
+                }
+            }
             let (objs, _) =
                 objects(&text, at()).unwrap_or_else(|b| panic!("{}: line {}: {}", p.display(), b.line, b.msg));
             assert_eq!(objs.len(), rows, "{}", p.display());
             n += 1;
         }
-        assert!(n >= 15, "{n} fixtures");
+        assert!(n >= 21, "{n} fixtures");
     }
 
     #[test]

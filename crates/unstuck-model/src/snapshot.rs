@@ -386,9 +386,30 @@ impl<'a> Index<'a> {
         Some((self.deployment_by_uid.get(d.uid.as_str())?, rs))
     }
 
+    /// The StatefulSet that controls `pod`. A pod read from a `kubectl get pods` table names no owner: it
+    /// is taken for the StatefulSet `<name>` of a `get sts` table (UID `table:<namespace>/<name>`) when it
+    /// is named `<name>-<ordinal>`, as the controller names its pods. A pod from describe names its owner
+    /// but no UID: it is matched to such a StatefulSet by name.
     pub fn pod_statefulset(&self, pod: &Pod) -> Option<&'a StatefulSet> {
-        let o = pod.metadata.controller()?;
-        (o.kind == "StatefulSet").then(|| self.sts_by_uid.get(o.uid.as_str()).copied()).flatten()
+        let m = &pod.metadata;
+        let by_table_name = |name: &str| self.sts_by_uid.get(format!("table:{}/{name}", m.namespace).as_str()).copied();
+        match m.controller() {
+            Some(o) if o.kind != "StatefulSet" => None,
+            Some(o) if o.uid.is_empty() => by_table_name(&o.name),
+            Some(o) => self.sts_by_uid.get(o.uid.as_str()).copied(),
+            None if m.made_up_uid() == Some("table") => {
+                let (base, ordinal) = m.name.rsplit_once('-')?;
+                (!ordinal.is_empty() && ordinal.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| by_table_name(base))
+                    .flatten()
+            }
+            None => None,
+        }
+    }
+
+    /// Whether `pod` belongs to a StatefulSet: its controller says so, or `pod_statefulset` finds one.
+    pub fn is_statefulset_pod(&self, pod: &Pod) -> bool {
+        pod.metadata.controller().is_some_and(|o| o.kind == "StatefulSet") || self.pod_statefulset(pod).is_some()
     }
 
     pub fn pod_hits(&self, pod: &Pod) -> &[&'a LogHit] {
@@ -425,6 +446,56 @@ mod tests {
         }
         assert_eq!(by.get("u5").unwrap().metadata.name, "later");
         assert!(by.get("nope").is_none() && by.get("").is_none());
+    }
+
+    /// A pod's StatefulSet: by its owner's UID; for a describe owner without a UID and for a table pod
+    /// named `<name>-<ordinal>`, the table StatefulSet of that name in its namespace, and nothing else.
+    #[test]
+    fn statefulset_of_a_pod_by_owner_uid_or_by_a_tables_name() {
+        let sts = |ns: &str, name: &str, uid: &str| {
+            let mut s = crate::StatefulSet::default();
+            (s.metadata.namespace, s.metadata.name, s.metadata.uid) = (ns.into(), name.into(), uid.into());
+            s
+        };
+        let snap = super::Snapshot {
+            stateful_sets: vec![sts("shop", "db", "table:shop/db"), sts("shop", "web", "u-web")],
+            ..Default::default()
+        };
+        let ix = super::Index::new(&snap);
+        let pod = |name: &str, uid: &str, owner: Option<(&str, &str, &str)>| {
+            let mut p = crate::Pod::default();
+            (p.metadata.namespace, p.metadata.name, p.metadata.uid) = ("shop".into(), name.into(), uid.into());
+            if let Some((kind, name, uid)) = owner {
+                p.metadata.owner_references = vec![crate::OwnerRef {
+                    kind: kind.into(),
+                    name: name.into(),
+                    uid: uid.into(),
+                    controller: Some(true),
+                    ..Default::default()
+                }];
+            }
+            p
+        };
+        let of = |p: &crate::Pod| ix.pod_statefulset(p).map(|s| s.metadata.name.to_string());
+        let found = |p: crate::Pod| (of(&p), ix.is_statefulset_pod(&p));
+        assert_eq!(found(pod("web-1", "u1", Some(("StatefulSet", "web", "u-web")))), (Some("web".into()), true));
+        assert_eq!(found(pod("db-0", "table:shop/db-0", None)), (Some("db".into()), true));
+        assert_eq!(found(pod("db-12", "table:shop/db-12", None)), (Some("db".into()), true));
+        assert_eq!(
+            found(pod("db-0", "describe:shop/db-0", Some(("StatefulSet", "db", "")))),
+            (Some("db".into()), true)
+        );
+        // Known to be a StatefulSet's, but not one in the input.
+        assert_eq!(found(pod("cache-0", "describe:shop/cache-0", Some(("StatefulSet", "cache", "")))), (None, true));
+        // Not a StatefulSet's: another kind of owner, a name that is not `<name>-<ordinal>`, an API pod
+        // without an owner, another namespace.
+        assert_eq!(found(pod("db-0", "u2", Some(("ReplicaSet", "db", "u-rs")))), (None, false));
+        assert_eq!(found(pod("db-x", "table:shop/db-x", None)), (None, false));
+        assert_eq!(found(pod("db-", "table:shop/db-", None)), (None, false));
+        assert_eq!(found(pod("db-0", "u3", None)), (None, false));
+        let mut other = pod("db-0", "table:dev/db-0", None);
+        other.metadata.namespace = "dev".into();
+        assert_eq!(found(other), (None, false));
     }
 
     use super::Chains;

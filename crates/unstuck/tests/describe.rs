@@ -110,6 +110,11 @@ fn a_pod_and_its_nodes_describe_texts_together_show_a_lost_node() {
     assert!(ev.contains("Ready=Unknown (NodeStatusUnknown)"), "{ev}");
     assert!(ev.contains("node.kubernetes.io/unreachable"), "{ev}");
     assert!(ev.contains("Lease kube-node-lease/k8s-node-117"), "{ev}");
+    // `Controlled By: StatefulSet/crontab` (no StatefulSet object in the input): the force-delete step
+    // warns as for a StatefulSet pod.
+    let pod = r["findings"].as_array().unwrap().iter().find(|f| f["subject"]["kind"] == "Pod").unwrap();
+    let steps = pod["remediation"].to_string();
+    assert!(steps.contains("StatefulSet pod: force-deleting"), "{steps}");
     // The node alone: the same node finding, and its reported versions are read.
     let r = report(&fixture("node-notready.txt"));
     assert_eq!(triples(&r), [t("node-lost", "Node", "k8s-node-117")]);

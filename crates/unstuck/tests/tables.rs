@@ -186,3 +186,81 @@ fn tables_in_several_files_are_read_together() {
     let warnings = r["warnings"].to_string();
     assert!(warnings.contains("no Killing or TaintManagerEviction event in the same file"), "{warnings}");
 }
+
+/// The StatefulSet ticket with its `get sts` table's line replaced (`None`: removed).
+fn sts_ticket(replace: Option<&str>) -> (tempfile::TempDir, PathBuf) {
+    let text = std::fs::read_to_string(fixture("ticket-sts-node-lost.txt")).unwrap();
+    let line = "statefulset.apps/db   2/3     12d   postgres     postgres:16.1\n";
+    assert!(text.contains(line));
+    let text = match replace {
+        Some(r) => text.replace(line, r),
+        None => text.replace("NAME                  READY   AGE   CONTAINERS   IMAGES\n", "").replace(line, ""),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("ticket.txt");
+    std::fs::write(&p, text).unwrap();
+    common::saved_copy(&p, "2024-06-03T10:00:00Z")
+}
+
+#[test]
+fn a_statefulset_pod_on_a_lost_node_blocks_its_statefulset_from_get_all() {
+    let (_d, p) = saved_at("ticket-sts-node-lost.txt", "2024-06-03T10:00:00Z");
+    let r = report(&p);
+    assert_eq!(
+        triples(&r),
+        [
+            t("node-lost", "Node", "node-07"),
+            t("node-lost", "Pod", "shop/db-0"),
+            t("rollout-blocked-by-terminating", "StatefulSet", "shop/db"),
+        ]
+    );
+    let sts = r.findings.iter().find(|f| f.subject.kind == "StatefulSet").unwrap();
+    let ev: Vec<&str> = sts.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert!(ev.iter().any(|e| e.contains("READY 2/3") && e.contains("shows no podManagementPolicy")), "{ev:#?}");
+    assert!(
+        ev.iter()
+            .any(|e| e.contains("pod db-0 still holds its identity")
+                && e.contains("tied to the StatefulSet by its name")),
+        "{ev:#?}"
+    );
+    assert_eq!(sts.stuck_for.as_deref(), Some("53m0s"));
+    // The pod's own finding says what it blocks and warns as for a StatefulSet pod.
+    let db = r.findings.iter().find(|f| f.subject.name == "db-0").unwrap();
+    assert!(db.blocks.iter().any(|b| b.kind == "StatefulSet" && b.name == "db"), "{:?}", db.blocks);
+    let risk = db.remediation.iter().filter_map(|s| s.risk.as_deref()).collect::<Vec<_>>().join("\n");
+    assert!(risk.contains("StatefulSet pod: force-deleting"), "{risk}");
+    // The healthy ordinals are read and not reported; the service table is skipped with a warning.
+    assert!(!r.findings.iter().any(|f| f.subject.name == "db-1" || f.subject.name == "db-2"));
+    assert!(r.warnings.iter().any(|w| w.contains("CLUSTER-IP") && w.contains("is not read")), "{:?}", r.warnings);
+}
+
+#[test]
+fn a_pod_is_not_tied_to_a_statefulset_of_another_name_or_without_one() {
+    // A StatefulSet of another name: db-0 is not its pod.
+    let (_d, p) = sts_ticket(Some("statefulset.apps/dbx  2/3     12d   postgres     postgres:16.1\n"));
+    let r = report(&p);
+    assert!(!r.findings.iter().any(|f| f.rule == "rollout-blocked-by-terminating"), "{:?}", triples(&r));
+    // No StatefulSets table: the pod's owner is unknown, and its risk says what that means.
+    let (_d2, p2) = sts_ticket(None);
+    let r = report(&p2);
+    assert_eq!(triples(&r), [t("node-lost", "Node", "node-07"), t("node-lost", "Pod", "shop/db-0")]);
+    let db = r.findings.iter().find(|f| f.subject.name == "db-0").unwrap();
+    assert!(db.blocks.is_empty(), "{:?}", db.blocks);
+    let risk = db.remediation.iter().filter_map(|s| s.risk.as_deref()).collect::<Vec<_>>().join("\n");
+    assert!(risk.contains("the table shows no owner: if this is a StatefulSet pod"), "{risk}");
+}
+
+#[test]
+fn statefulsets_tables_users_pasted_read_without_findings_on_healthy_or_fresh_pods() {
+    // `k -n example get sts` (all 3/3), `get sts,pod,pv,pvc -o wide` (web-0 creating for 3s), and the old
+    // DESIRED/CURRENT layout: read, nothing reported.
+    for (name, at) in [
+        ("sts-4.txt", "2025-06-01T12:00:00Z"),
+        ("all-2.txt", "2021-09-06T12:00:00Z"),
+        ("sts-3.txt", "2017-06-09T12:00:00Z"),
+    ] {
+        let (_d, p) = saved_at(name, at);
+        let (code, out, err) = run(&["diagnose", p.to_str().unwrap()]);
+        assert_eq!(code, 0, "{name}: {out}\n{err}");
+    }
+}

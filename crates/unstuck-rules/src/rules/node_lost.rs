@@ -83,10 +83,9 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         return hinted(cx, sp, h);
     }
     let pod = sp.pod;
-    let sts = cx.ix.pod_statefulset(pod);
     let mut steps = Vec::new();
     lost_node_steps(cx, h, &mut steps);
-    let risk = if sts.is_some() {
+    let risk = if cx.ix.is_statefulset_pod(pod) {
         "StatefulSet pod: force-deleting while the node may still run it can start a second copy with the same identity; only do it once the node is known to be down"
     } else if pod.metadata.owner_references.is_empty() && pod.metadata.made_up_uid() == Some("table") {
         // A kubectl table shows no owner: the pod may well be a StatefulSet's.

@@ -111,22 +111,43 @@ fn check(cx: &Cx<'_>, stuck: &[StuckPod<'_>]) -> Vec<Finding> {
         if held.is_empty() {
             continue;
         }
+        let from_table = s.metadata.made_up_uid() == Some("table");
         let policy =
             if s.spec.pod_management_policy.is_empty() { "OrderedReady" } else { &s.spec.pod_management_policy };
-        let mut evidence = vec![Evidence::api(format!(
-            "StatefulSet {}/{} podManagementPolicy {policy}: replicas {}, readyReplicas {}",
-            s.metadata.namespace,
-            s.metadata.name,
-            s.spec.replicas.unwrap_or(1),
-            s.status.ready_replicas
-        ))];
+        let replicas = s.spec.replicas.unwrap_or(1);
+        let mut evidence = vec![Evidence::api(if from_table {
+            // A `kubectl get sts` table: READY (1.14+) or DESIRED/CURRENT (before), and no policy.
+            let counts = if s.status.current_replicas > 0 {
+                format!("DESIRED {replicas}, CURRENT {}", s.status.current_replicas)
+            } else {
+                format!("READY {}/{replicas}", s.status.ready_replicas)
+            };
+            format!(
+                "StatefulSet {}/{} as kubectl get shows it: {counts} (the table shows no podManagementPolicy: \
+                 OrderedReady unless it was set to Parallel)",
+                s.metadata.namespace, s.metadata.name
+            )
+        } else {
+            format!(
+                "StatefulSet {}/{} podManagementPolicy {policy}: replicas {replicas}, readyReplicas {}",
+                s.metadata.namespace, s.metadata.name, s.status.ready_replicas
+            )
+        })];
         for sp in &held {
+            let waits = match (from_table, policy) {
+                (true, _) => " (with OrderedReady, higher ordinals wait too)",
+                (false, "OrderedReady") => " and higher ordinals wait",
+                _ => "",
+            };
+            let tied = if sp.pod.metadata.controller().is_none() {
+                "; the table shows no owner: tied to the StatefulSet by its name <name>-<ordinal>"
+            } else {
+                ""
+            };
             evidence.push(
                 Evidence::api(format!(
-                    "pod {} still holds its identity (Terminating, phase {}); the controller cannot recreate it{}",
-                    sp.pod.metadata.name,
-                    sp.pod.status.phase,
-                    if policy == "OrderedReady" { " and higher ordinals wait" } else { "" }
+                    "pod {} still holds its identity (Terminating, phase {}); the controller cannot recreate it{waits}{tied}",
+                    sp.pod.metadata.name, sp.pod.status.phase,
                 ))
                 .at(sp.since),
             );
