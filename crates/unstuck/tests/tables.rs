@@ -105,9 +105,14 @@ fn a_terminating_pod_without_events_is_dated_by_its_age_and_the_report_says_so()
     let f = &r.findings[0];
     assert_eq!(f.state, "Terminating");
     assert_eq!(f.stuck_for.as_deref(), Some("5d0h"), "{:?}", f.stuck_for);
-    // Its made-up UID names nothing in logs: the step names the pod.
+    // The table shows no node: the first step finds it. Its made-up UID names nothing in logs: the next
+    // step names the pod.
     assert_eq!(
         f.remediation[0].command.as_deref(),
+        Some("kubectl get pod -n default prometheus-7fd97697fb-89jrx -o wide")
+    );
+    assert_eq!(
+        f.remediation[1].command.as_deref(),
         Some("unstuck logs default/prometheus-7fd97697fb-89jrx <bundle>"),
         "{:#?}",
         f.remediation
@@ -263,4 +268,28 @@ fn statefulsets_tables_users_pasted_read_without_findings_on_healthy_or_fresh_po
         let (code, out, err) = run(&["diagnose", p.to_str().unwrap()]);
         assert_eq!(code, 0, "{name}: {out}\n{err}");
     }
+}
+
+#[test]
+fn a_long_pending_pod_in_a_table_without_nodes_is_reported_with_what_the_table_cannot_tell() {
+    // helm/charts#4305 (kubectl 1.9): `get po` without -o wide, myzk-zookeeper-0 Pending for 23m, and the
+    // old `get sts` layout. Whether it was scheduled is unknown: stuck-unknown says so and how to find out.
+    let (_d, p) = saved_at("sts-1.txt", "2018-02-01T12:00:00Z");
+    let r = report(&p);
+    assert_eq!(triples(&r), [t("stuck-unknown", "Pod", "default/myzk-zookeeper-0")]);
+    let f = &r.findings[0];
+    assert_eq!(f.stuck_for.as_deref(), Some("23m0s"));
+    let ev: Vec<&str> = f.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert!(ev.iter().any(|e| e.contains("not checked: whether and where the pod was scheduled")), "{ev:#?}");
+    // What a table cannot show is not claimed as checked.
+    assert!(!ev.iter().any(|e| e.starts_with("checked: node health")), "{ev:#?}");
+    assert_eq!(f.remediation[0].command.as_deref(), Some("kubectl get pod -n default myzk-zookeeper-0 -o wide"));
+    // Pending for 3m: not yet stuck.
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("fresh.txt");
+    let text = std::fs::read_to_string(fixture("sts-1.txt")).unwrap();
+    assert!(text.contains("Pending   0          23m"));
+    std::fs::write(&fresh, text.replace("Pending   0          23m", "Pending   0          3m ")).unwrap();
+    let (code, out, err) = run(&["diagnose", fresh.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}\n{err}");
 }

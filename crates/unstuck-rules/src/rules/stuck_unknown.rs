@@ -12,7 +12,10 @@ declare_rule! {
     /// that was available.
     ///
     /// ## Evidence
-    /// The pod's state and events; the list of causes that were ruled out; the nearest misses — rules that
+    /// The pod's state and events; the list of causes that were ruled out (from describe text or a
+    /// `kubectl get` table, only what it shows, and what it cannot show is named as not checked; a pod
+    /// `Pending` in a table without `-o wide` is reported here once past the threshold, since whether it
+    /// was scheduled is unknown, and the first step asks for its node); the nearest misses — rules that
     /// were close and what they lacked (finalizers on a pod whose containers still run, node log lines for
     /// a rule that name no pod, a network volume with no sign of its server, a postStart hook, warning
     /// events no rule reads); any problem the pod's node
@@ -54,10 +57,28 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     } else {
         "node logs read, no known signature"
     };
-    let checked = format!(
-        "checked: node health (Ready, taints, heartbeat), finalizers, postStart/shared-PID spec, volumes, PIDs, runtime, sandbox, mounts, images, restarts, scheduling; {logs}"
-    );
-    let mut steps = vec![StepDraft::cluster(
+    // Only what the input can show was checked: describe text shows no finalizers or hooks, a table
+    // shows none of a pod's spec.
+    let checked = match pod.metadata.made_up_uid() {
+        Some("table") => format!(
+            "checked what kubectl get tables show: the node's Ready, the pod's STATUS, READY and RESTARTS, events in the input; {logs}; not shown by a table, so not checked: {}finalizers, postStart/shared-PID spec, volumes, container states",
+            if node.is_empty() { "whether and where the pod was scheduled (no -o wide), " } else { "" }
+        ),
+        Some(_) => format!(
+            "checked: node health (Ready, taints, heartbeat), volumes, PIDs, runtime, sandbox, mounts, images, restarts, scheduling; {logs}; not shown by kubectl describe, so not checked: finalizers, postStart/shared-PID spec"
+        ),
+        None => format!(
+            "checked: node health (Ready, taints, heartbeat), finalizers, postStart/shared-PID spec, volumes, PIDs, runtime, sandbox, mounts, images, restarts, scheduling; {logs}"
+        ),
+    };
+    let mut steps = Vec::new();
+    if node.is_empty() && pod.metadata.made_up_uid() == Some("table") {
+        steps.push(StepDraft::cluster(
+            "See the pod's node, if it has one (the table has no NODE column)",
+            format!("kubectl get pod -n {} {} -o wide", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
+        ));
+    }
+    steps.push(StepDraft::cluster(
         "Look at everything known about the pod in time order",
         // A UID made up for describe text or a kubectl table (`describe:ns/name`) names nothing in logs.
         format!(
@@ -67,7 +88,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 None => sh(&pod.metadata.uid),
             }
         ),
-    )];
+    ));
     if sp.state.is_terminating() {
         finish_deletion(
             pod,
