@@ -10,6 +10,7 @@
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{json, Map, Value};
+use unstuck_model::{made_up_uid, DESCRIBE_TEXT};
 
 use crate::{Collector, IngestError};
 
@@ -313,7 +314,7 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
         line: first,
         msg: format!("pod {name}: no `Namespace:` line (kubectl describe pod prints one)"),
     })?;
-    let uid = format!("describe:{namespace}/{name}");
+    let uid = made_up_uid(DESCRIBE_TEXT, namespace, name);
     let (node, host_ip) = match top(block, "Node") {
         Some(n) if n != "<none>" => n.split_once('/').unwrap_or((n, "")),
         _ => ("", ""),
@@ -531,7 +532,7 @@ fn node(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &
     out.push(json!({
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": {"name": name, "uid": format!("describe:{name}"), "labels": labels(block),
+        "metadata": {"name": name, "uid": made_up_uid(DESCRIBE_TEXT, "", name), "labels": labels(block),
             "creationTimestamp": top(block, "CreationTimestamp").and_then(time)},
         "spec": {"unschedulable": top(block, "Unschedulable") == Some("true"), "taints": taints},
         "status": {"conditions": conditions, "nodeInfo": {

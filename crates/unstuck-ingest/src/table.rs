@@ -18,6 +18,7 @@ use std::collections::HashMap;
 
 use jiff::Timestamp;
 use serde_json::{json, Map, Value};
+use unstuck_model::{made_up_uid, TABLE_TEXT};
 
 use crate::describe::{age, back, event_value, human_duration, rfc1123z, Bad, EventRow};
 
@@ -419,7 +420,7 @@ fn pod_row(t: &Table, row: &[&str], name: &str, created: Option<String>) -> Valu
     let mut meta = Map::new();
     meta.insert("name".into(), json!(name));
     meta.insert("namespace".into(), json!(ns));
-    meta.insert("uid".into(), json!(format!("table:{ns}/{name}")));
+    meta.insert("uid".into(), json!(made_up_uid(TABLE_TEXT, ns, name)));
     meta.insert("creationTimestamp".into(), json!(created));
     let containers: Vec<Value> = (0..total).map(|i| json!({"name": container(i)})).collect();
     let inits: Vec<Value> =
@@ -461,7 +462,7 @@ fn node_row(t: &Table, row: &[&str], name: &str, created: Option<String>) -> Val
     json!({
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": {"name": name, "uid": format!("table:{name}"), "labels": labels,
+        "metadata": {"name": name, "uid": made_up_uid(TABLE_TEXT, "", name), "labels": labels,
             "creationTimestamp": created},
         "spec": {"unschedulable": parts.contains(&"SchedulingDisabled")},
         "status": {
@@ -499,7 +500,7 @@ fn sts_row(t: &Table, row: &[&str], name: &str, created: Option<String>) -> Valu
     json!({
         "apiVersion": "apps/v1",
         "kind": "StatefulSet",
-        "metadata": {"name": name, "namespace": ns, "uid": format!("table:{ns}/{name}"),
+        "metadata": {"name": name, "namespace": ns, "uid": made_up_uid(TABLE_TEXT, ns, name),
             "creationTimestamp": created},
         "spec": {"replicas": desired},
         "status": status,

@@ -299,6 +299,27 @@ impl ControlPlane {
         }
     }
 
+    /// Each component's state for a failure message: running, or how it exited, with the last `lines`
+    /// lines of its log (a scenario that times out says whether the scheduler or a controller died).
+    pub fn health(&mut self, lines: usize) -> String {
+        let mut out = String::new();
+        for (name, c) in self.children.iter_mut() {
+            let state = match c.try_wait() {
+                Ok(None) => "running".to_string(),
+                Ok(Some(st)) => format!("EXITED ({st})"),
+                Err(e) => format!("unknown ({e})"),
+            };
+            let log = std::fs::read_to_string(self.dir.join(format!("{name}.log"))).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(lines).collect();
+            out.push_str(&format!("--- {name}: {state}; last {} log lines:\n", tail.len()));
+            for l in tail.into_iter().rev() {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
     /// Stop every process (also done on drop).
     pub fn stop(&mut self) {
         for (_, c) in self.children.iter_mut().rev() {

@@ -301,7 +301,8 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
         "unschedulable" => {
             let spec = json!({"containers": [{"name": "train", "image": "registry.example.com/train:1.0", "resources": {"requests": {"cpu": "1000"}}}]});
             create_pod(c, "sc-apps", pod("gpu-job", None, spec, json!({}))).await?;
-            wait_until("gpu-job Unschedulable", Duration::from_secs(60), || async {
+            // The first pod the scheduler sees in the run: on a slow machine its first attempt can come late.
+            wait_until("gpu-job Unschedulable", Duration::from_secs(150), || async {
                 let api: Api<Pod> = Api::namespaced(c.clone(), "sc-apps");
                 api.get_opt("gpu-job")
                     .await

@@ -217,11 +217,31 @@ pub struct ObjectMeta {
     pub owner_references: Vec<OwnerRef>,
 }
 
+/// The text kind of the UIDs given to objects read from kubectl tables.
+pub const TABLE_TEXT: &str = "table";
+/// The text kind of the UIDs given to objects read from `kubectl describe` output.
+pub const DESCRIBE_TEXT: &str = "describe";
+
+/// The UID given to an object read from text (`table` or `describe`), which shows none: `from:ns/name`
+/// (`from:name` for cluster-scoped objects). API server UIDs never hold a colon, so the two never meet.
+pub fn made_up_uid(from: &str, namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        format!("{from}:{name}")
+    } else {
+        format!("{from}:{namespace}/{name}")
+    }
+}
+
 impl ObjectMeta {
     /// Which text a made-up UID was given by (`describe` for `describe:ns/name`, `table` for a kubectl
     /// table's `table:ns/name`); `None` for a UID the API server gave (never with a colon).
     pub fn made_up_uid(&self) -> Option<&str> {
         self.uid.split_once(':').map(|(from, _)| from)
+    }
+
+    /// Whether the object was read from a kubectl table (its UID is `table:ns/name`).
+    pub fn from_table(&self) -> bool {
+        self.made_up_uid() == Some(TABLE_TEXT)
     }
 
     /// The owner reference marked `controller: true`.
@@ -883,6 +903,9 @@ mod tests {
         assert_eq!(meta("table:shop/db-0").made_up_uid(), Some("table"));
         assert_eq!(meta("describe:default/web-1").made_up_uid(), Some("describe"));
         assert_eq!(meta("361b99c6-7a67-43cc-8dda-3364a6eeb6fd").made_up_uid(), None);
+        assert!(meta(&made_up_uid(TABLE_TEXT, "shop", "db-0")).from_table());
+        assert!(!meta(&made_up_uid(DESCRIBE_TEXT, "shop", "db-0")).from_table());
+        assert_eq!(made_up_uid(TABLE_TEXT, "", "node-1"), "table:node-1");
     }
 
     /// `kubectl get pods` STATUS for pods written as `kubectl get pod -o json` prints them (the fields kubectl's

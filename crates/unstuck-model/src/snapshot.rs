@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::{Deployment, Event, Lease, LogHit, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet, Time};
+use crate::{
+    made_up_uid, Deployment, Event, Lease, LogHit, Node, Owner, Pod, Pvc, ReplicaSet, StatefulSet, Time, TABLE_TEXT,
+};
 
 /// Where the capture time came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -392,12 +394,13 @@ impl<'a> Index<'a> {
     /// but no UID: it is matched to such a StatefulSet by name.
     pub fn pod_statefulset(&self, pod: &Pod) -> Option<&'a StatefulSet> {
         let m = &pod.metadata;
-        let by_table_name = |name: &str| self.sts_by_uid.get(format!("table:{}/{name}", m.namespace).as_str()).copied();
+        let by_table_name =
+            |name: &str| self.sts_by_uid.get(made_up_uid(TABLE_TEXT, &m.namespace, name).as_str()).copied();
         match m.controller() {
             Some(o) if o.kind != "StatefulSet" => None,
             Some(o) if o.uid.is_empty() => by_table_name(&o.name),
             Some(o) => self.sts_by_uid.get(o.uid.as_str()).copied(),
-            None if m.made_up_uid() == Some("table") => {
+            None if m.from_table() => {
                 let (base, ordinal) = m.name.rsplit_once('-')?;
                 (!ordinal.is_empty() && ordinal.bytes().all(|b| b.is_ascii_digit()))
                     .then(|| by_table_name(base))

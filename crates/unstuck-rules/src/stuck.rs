@@ -222,7 +222,7 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
         }
         // A `kubectl get pods` table without `-o wide` shows no node: whether a long-Pending pod was
         // scheduled is unknown (`stuck-unknown` reports it and says how to find out).
-        let shows_no_node = pod.metadata.made_up_uid() == Some("table") && pod.condition("PodScheduled").is_none();
+        let shows_no_node = pod.metadata.from_table() && pod.condition("PodScheduled").is_none();
         if phase == "Pending" && shows_no_node && age_since(created).is_some_and(|a| a >= stuck_after) {
             return mk(StuckState::Waiting("Pending".into()), created);
         }

@@ -172,9 +172,16 @@ pub fn score_output_corpus(
 /// `src` copied into a temp dir with its modification time set to `at`, as a file saved then (describe
 /// text and kubectl tables date their ages from it).
 pub fn saved_copy(src: &Path, at: &str) -> (tempfile::TempDir, PathBuf) {
+    let text = std::fs::read(src).unwrap();
+    saved_text(&text, src.file_name().unwrap().to_str().unwrap(), at)
+}
+
+/// `text` written to a temporary file `name`, its modification time set to `at` (RFC 3339): a paste
+/// saved at that moment (a ticket's relative ages count back from it).
+pub fn saved_text(text: impl AsRef<[u8]>, name: &str, at: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join(src.file_name().unwrap());
-    std::fs::copy(src, &p).unwrap();
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
     let t: jiff::Timestamp = at.parse().unwrap();
     let f = std::fs::File::options().write(true).open(&p).unwrap();
     f.set_modified(std::time::SystemTime::from(t)).unwrap();

@@ -64,7 +64,7 @@ fn lab_end_to_end() {
         .expect("UNSTUCK_LAB_BIN: directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
     let tmp = tempfile::tempdir().unwrap();
     let cfg = LabConfig::new(&bin, tmp.path().join("lab"));
-    let cp = ControlPlane::start(&cfg).expect("control plane starts");
+    let mut cp = ControlPlane::start(&cfg).expect("control plane starts");
     let logs = tmp.path().join("lab/nodes");
     std::fs::create_dir_all(&logs).unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -104,7 +104,9 @@ fn lab_end_to_end() {
         "unknown-hang",
         "node-lost",
     ] {
-        rt.block_on(scenarios::apply(&client, name)).unwrap_or_else(|e| panic!("scenario {name}: {e:#}"));
+        if let Err(e) = rt.block_on(scenarios::apply(&client, name)) {
+            panic!("scenario {name}: {e:#}\ncontrol plane:\n{}", cp.health(20));
+        }
         let want: BTreeSet<(String, String, String)> = scenarios::expected(name)
             .into_iter()
             .map(|(r, k, s)| (r.to_string(), k.to_string(), s.to_string()))

@@ -201,10 +201,7 @@ fn sts_ticket(replace: Option<&str>) -> (tempfile::TempDir, PathBuf) {
         Some(r) => text.replace(line, r),
         None => text.replace("NAME                  READY   AGE   CONTAINERS   IMAGES\n", "").replace(line, ""),
     };
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("ticket.txt");
-    std::fs::write(&p, text).unwrap();
-    common::saved_copy(&p, "2024-06-03T10:00:00Z")
+    common::saved_text(text, "ticket.txt", "2024-06-03T10:00:00Z")
 }
 
 #[test]
@@ -285,11 +282,13 @@ fn a_long_pending_pod_in_a_table_without_nodes_is_reported_with_what_the_table_c
     assert!(!ev.iter().any(|e| e.starts_with("checked: node health")), "{ev:#?}");
     assert_eq!(f.remediation[0].command.as_deref(), Some("kubectl get pod -n default myzk-zookeeper-0 -o wide"));
     // Pending for 3m: not yet stuck.
-    let dir = tempfile::tempdir().unwrap();
-    let fresh = dir.path().join("fresh.txt");
     let text = std::fs::read_to_string(fixture("sts-1.txt")).unwrap();
     assert!(text.contains("Pending   0          23m"));
-    std::fs::write(&fresh, text.replace("Pending   0          23m", "Pending   0          3m ")).unwrap();
+    let (_dir, fresh) = common::saved_text(
+        text.replace("Pending   0          23m", "Pending   0          3m "),
+        "fresh.txt",
+        "2018-02-01T12:00:00Z",
+    );
     let (code, out, err) = run(&["diagnose", fresh.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}\n{err}");
 }

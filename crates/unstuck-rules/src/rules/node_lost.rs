@@ -87,7 +87,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     lost_node_steps(cx, h, &mut steps);
     let risk = if cx.ix.is_statefulset_pod(pod) {
         "StatefulSet pod: force-deleting while the node may still run it can start a second copy with the same identity; only do it once the node is known to be down"
-    } else if pod.metadata.owner_references.is_empty() && pod.metadata.made_up_uid() == Some("table") {
+    } else if pod.metadata.owner_references.is_empty() && pod.metadata.from_table() {
         // A kubectl table shows no owner: the pod may well be a StatefulSet's.
         "the containers may keep running on the unreachable node; the table shows no owner: if this is a StatefulSet pod, force-deleting it while the node may still run it can start a second copy with the same identity"
     } else {

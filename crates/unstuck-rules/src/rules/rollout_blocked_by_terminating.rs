@@ -111,7 +111,7 @@ fn check(cx: &Cx<'_>, stuck: &[StuckPod<'_>]) -> Vec<Finding> {
         if held.is_empty() {
             continue;
         }
-        let from_table = s.metadata.made_up_uid() == Some("table");
+        let from_table = s.metadata.from_table();
         let policy =
             if s.spec.pod_management_policy.is_empty() { "OrderedReady" } else { &s.spec.pod_management_policy };
         let replicas = s.spec.replicas.unwrap_or(1);

@@ -60,7 +60,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     // Only what the input can show was checked: describe text shows no finalizers or hooks, a table
     // shows none of a pod's spec.
     let checked = match pod.metadata.made_up_uid() {
-        Some("table") => format!(
+        Some(unstuck_model::TABLE_TEXT) => format!(
             "checked what kubectl get tables show: the node's Ready, the pod's STATUS, READY and RESTARTS, events in the input; {logs}; not shown by a table, so not checked: {}finalizers, postStart/shared-PID spec, volumes, container states",
             if node.is_empty() { "whether and where the pod was scheduled (no -o wide), " } else { "" }
         ),
@@ -72,7 +72,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         ),
     };
     let mut steps = Vec::new();
-    if node.is_empty() && pod.metadata.made_up_uid() == Some("table") {
+    if node.is_empty() && pod.metadata.from_table() {
         steps.push(StepDraft::cluster(
             "See the pod's node, if it has one (the table has no NODE column)",
             format!("kubectl get pod -n {} {} -o wide", sh(&pod.metadata.namespace), sh(&pod.metadata.name)),
