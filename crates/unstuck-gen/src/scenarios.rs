@@ -577,6 +577,14 @@ pub fn mixed() -> Bundle {
         json!({"type": "PodScheduled", "status": "False", "lastProbeTime": null, "lastTransitionTime": ts(ago(now, 3600)), "reason": "Unschedulable", "message": "0/5 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu. preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod."}),
     ];
     b.add("pods", p.build());
+    // never-scheduled: its schedulerName names a scheduler nothing runs, so no scheduler ever wrote a
+    // PodScheduled condition or an event about it.
+    let mut p = mk("report-export-6c9f8d7b5-x7k2q", "", 5400);
+    p.phase = "Pending".into();
+    p.conditions = vec![];
+    let mut pod = p.build();
+    pod["spec"]["schedulerName"] = json!("batch-scheduler");
+    b.add("pods", pod);
     // evicted
     let mut p = mk("thumbnailer-8e7d6c5b4-uvwxy", names[0], 86_400);
     p.phase = "Failed".into();

@@ -26,6 +26,7 @@ pub const SCENARIOS: &[&str] = &[
     "config-error",
     "init-wait",
     "unschedulable",
+    "never-scheduled",
     "unknown-hang",
 ];
 
@@ -73,6 +74,9 @@ pub fn expected(name: &str) -> Vec<(&'static str, &'static str, &'static str)> {
         "config-error" => vec![("container-config-error", "Pod", "sc-apps/settings")],
         "init-wait" => vec![("init-container-waiting", "Pod", "sc-apps/orders-api")],
         "unschedulable" => vec![("unschedulable", "Pod", "sc-apps/gpu-job")],
+        "never-scheduled" => {
+            vec![("never-scheduled", "Pod", "sc-apps/batch-custom"), ("never-scheduled", "Pod", "sc-apps/batch-gated")]
+        }
         _ => vec![],
     }
 }
@@ -311,6 +315,27 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
                     .and_then(|p| p.status)
                     .and_then(|s| s.conditions)
                     .is_some_and(|cs| cs.iter().any(|x| x.type_ == "PodScheduled" && x.status == "False"))
+            })
+            .await
+        }
+        "never-scheduled" => {
+            // A scheduler name nothing runs (the real kube-scheduler leaves such a pod alone: no
+            // condition, no event), and a scheduling gate nobody removes (it writes SchedulingGated).
+            let custom = json!({"schedulerName": "my-scheduler"});
+            create_pod(c, "sc-apps", pod("batch-custom", None, custom, json!({}))).await?;
+            let gated = json!({"schedulingGates": [{"name": "example.com/quota-check"}]});
+            create_pod(c, "sc-apps", pod("batch-gated", None, gated, json!({}))).await?;
+            wait_until("batch-gated SchedulingGated", Duration::from_secs(150), || async {
+                let api: Api<Pod> = Api::namespaced(c.clone(), "sc-apps");
+                api.get_opt("batch-gated")
+                    .await
+                    .ok()
+                    .flatten()
+                    .and_then(|p| p.status)
+                    .and_then(|s| s.conditions)
+                    .is_some_and(|cs| {
+                        cs.iter().any(|x| x.type_ == "PodScheduled" && x.reason.as_deref() == Some("SchedulingGated"))
+                    })
             })
             .await
         }

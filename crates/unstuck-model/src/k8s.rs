@@ -288,6 +288,18 @@ pub struct PodSpec {
     pub init_containers: Vec<Container>,
     #[serde(deserialize_with = "slim_vec")]
     pub volumes: Vec<Volume>,
+    /// The scheduler that places the pod (`default-scheduler` when unset).
+    #[serde(skip_serializing_if = "Str::is_empty")]
+    pub scheduler_name: Str,
+    /// Gates that keep the scheduler from trying the pod until each is removed (1.27+).
+    #[serde(deserialize_with = "slim_vec", skip_serializing_if = "Vec::is_empty")]
+    pub scheduling_gates: Vec<SchedulingGate>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SchedulingGate {
+    pub name: Str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]

@@ -176,7 +176,7 @@ pub fn diagnose(snap: &Snapshot, cfg: &Config) -> Diagnosis {
         .filter_map(|p| classify(p, now, cfg.stuck_after))
         .collect();
     tracing::debug!(index = ?(t1 - t0), health = ?(t2 - t1), classify = ?t2.elapsed(), "diagnose phases");
-    let cx = Cx { ix: &ix, now, cfg, health };
+    let cx = Cx { ix: &ix, now, cfg, health, schedulers: Default::default() };
     let mut findings: Vec<Finding> = Vec::new();
 
     // Stuck pods by node, once.

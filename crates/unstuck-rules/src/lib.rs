@@ -130,6 +130,9 @@ pub struct Cx<'a> {
     pub now: unstuck_model::Time,
     pub cfg: &'a Config,
     pub health: rustc_hash::FxHashMap<&'a str, NodeHealth<'a>>,
+    /// What the input shows of each scheduler, worked out once for all pods that name it.
+    pub(crate) schedulers:
+        std::sync::Mutex<rustc_hash::FxHashMap<String, std::sync::Arc<rules::never_scheduled::Peers>>>,
 }
 
 impl<'a> Cx<'a> {

@@ -16,8 +16,10 @@ pub enum StuckState {
     ImagePull(String),
     /// A container is in `CrashLoopBackOff`.
     CrashLoop,
-    /// Not scheduled past the threshold.
+    /// Not scheduled past the threshold: the scheduler tried (`PodScheduled=False`).
     Unschedulable,
+    /// Not scheduled past the threshold, and no scheduler has tried: no `PodScheduled` condition.
+    NotScheduled,
     /// Failed with reason `Evicted`.
     Evicted,
     /// Scheduled, waiting with another reason (`CreateContainerConfigError`…), or phase Unknown.
@@ -107,7 +109,7 @@ impl StuckState {
             StuckState::ContainerCreating | StuckState::PodInitializing => StateKind::Creating,
             StuckState::ImagePull(_) => StateKind::ImagePull,
             StuckState::CrashLoop => StateKind::CrashLoop,
-            StuckState::Unschedulable => StateKind::Unschedulable,
+            StuckState::Unschedulable | StuckState::NotScheduled => StateKind::Unschedulable,
             StuckState::Evicted => StateKind::Evicted,
             StuckState::Waiting(_) => StateKind::Waiting,
         }
@@ -136,7 +138,10 @@ impl StuckPod<'_> {
     /// `kubectl get` style state string: kubectl's own (`Init:0/1`, `Init:CrashLoopBackOff`) while an init
     /// container holds the pod.
     pub fn state_str(&self) -> String {
-        if !matches!(self.state, StuckState::Terminating | StuckState::Unschedulable | StuckState::Evicted) {
+        if !matches!(
+            self.state,
+            StuckState::Terminating | StuckState::Unschedulable | StuckState::NotScheduled | StuckState::Evicted
+        ) {
             let shown = self.pod.display_state();
             if shown.starts_with("Init:") {
                 return shown;
@@ -150,7 +155,10 @@ impl StuckPod<'_> {
             StuckState::PodInitializing => self.pod.display_state(),
             StuckState::ImagePull(r) => r.clone(),
             StuckState::CrashLoop => "CrashLoopBackOff".into(),
+            // kubectl's STATUS for a pod held by scheduling gates.
+            StuckState::Unschedulable if self.pod.display_state() == "SchedulingGated" => "SchedulingGated".into(),
             StuckState::Unschedulable => "Pending (Unschedulable)".into(),
+            StuckState::NotScheduled => "Pending (not scheduled)".into(),
             StuckState::Evicted => "Evicted".into(),
             StuckState::Waiting(r) => r.clone(),
         }
@@ -225,6 +233,12 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
         let shows_no_node = pod.metadata.from_table() && pod.condition("PodScheduled").is_none();
         if phase == "Pending" && shows_no_node && age_since(created).is_some_and(|a| a >= stuck_after) {
             return mk(StuckState::Waiting("Pending".into()), created);
+        }
+        // From the API or describe text: no node and no PodScheduled condition at all, so no scheduler
+        // has tried the pod (it writes PodScheduled=False when it cannot place one).
+        let untried = !pod.metadata.from_table() && pod.condition("PodScheduled").is_none();
+        if phase == "Pending" && untried && age_since(created).is_none_or(|a| a >= stuck_after) {
+            return mk(StuckState::NotScheduled, created);
         }
         return None;
     }

@@ -119,3 +119,36 @@ fn a_pod_and_its_nodes_describe_texts_together_show_a_lost_node() {
     let r = report(&fixture("node-notready.txt"));
     assert_eq!(triples(&r), [t("node-lost", "Node", "k8s-node-117")]);
 }
+
+#[test]
+fn a_pending_pod_with_no_events_is_one_no_scheduler_tried() {
+    // kubernetes-sigs/scheduler-plugins#571 (`oc describe pod`, verbatim): Node <none>, no Conditions,
+    // Events <none>, a coscheduling pod group label. describe does not show the schedulerName, so the rule
+    // does not guess it: its first step asks for it.
+    let (_d, p) = saved_at("pending-no-events.txt", "2023-04-06T12:00:00Z");
+    let (code, out, err) = run(&["diagnose", p.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "never-scheduled", "{f:#}");
+    assert!(f["summary"].as_str().unwrap().contains("kubectl describe does not show which"), "{f:#}");
+    let ev = f["evidence"].to_string();
+    assert!(ev.contains("label scheduling.x-k8s.io/pod-group=pg1"), "{ev}");
+    assert!(!ev.contains("no kube-scheduler pod or Lease"), "a describe text shows no other pods: {ev}");
+    assert_eq!(
+        f["remediation"][0]["command"],
+        "kubectl get pod -n default pause-df48b984c-72pg2 -o jsonpath='{.spec.schedulerName}{\"\\n\"}'"
+    );
+    assert_eq!(v["findings"].as_array().unwrap().len(), 1, "{out}");
+    // The same pod once a scheduler tried it (a PodScheduled=False condition): unschedulable instead.
+    let text = std::fs::read_to_string(fixture("pending-no-events.txt")).unwrap();
+    let tried = text.replace(
+        "Events:          <none>\n",
+        "Conditions:\n  Type           Status\n  PodScheduled   False \nEvents:          <none>\n",
+    );
+    let (_d2, p2) = common::saved_text(tried, "tried.txt", "2023-04-06T12:00:00Z");
+    let (code, out, _) = run(&["diagnose", p2.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["findings"][0]["rule"], "unschedulable", "{out}");
+}

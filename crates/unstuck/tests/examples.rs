@@ -100,6 +100,7 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
             t("evicted", "Pod", "shop/thumbnailer-8e7d6c5b4-uvwxy"),
             t("image-pull-failure", "Pod", "shop/cart-5d8f7b9c6-abcde"),
             t("init-container-waiting", "Pod", "shop/orders-api-5f6e7d8c9-initw"),
+            t("never-scheduled", "Pod", "shop/report-export-6c9f8d7b5-x7k2q"),
             t("oom-killed", "Pod", "shop/search-6b5a4c3d2-klmno"),
             t("sandbox-network-failure", "Node", "ip-10-1-1-13"),
             t("sandbox-network-failure", "Pod", "shop/payments-9a8b7c6d5-netwk"),
@@ -115,7 +116,7 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
     {
         assert!(!names.contains(&never), "{never} must not be reported");
     }
-    assert_eq!(r.summary.pods_stuck, 10);
+    assert_eq!(r.summary.pods_stuck, 11);
 }
 
 #[test]

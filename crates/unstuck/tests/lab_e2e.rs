@@ -97,6 +97,7 @@ fn lab_end_to_end() {
         "config-error",
         "init-wait",
         "unschedulable",
+        "never-scheduled",
         "pid-exhaustion",
         "runtime-unresponsive",
         "runtime-hung-npd",

@@ -891,3 +891,80 @@ fn init_container_waiting_cites_what_it_waits_for() {
     let cited: Vec<_> = f.evidence.iter().filter(|e| e.text.contains(r#"init container "wait-db" output"#)).collect();
     assert!(cited.iter().any(|e| e.text.ends_with("waiting for cart-db") && e.line == Some(5)), "{cited:?}");
 }
+
+/// `findings_of` as (rule, name, summary, evidence texts).
+fn summaries(objs: Vec<Value>, now: &str) -> Vec<(String, String, String, Vec<String>)> {
+    findings_of(objs, now)
+        .into_iter()
+        .map(|f| (f.rule, f.subject.name, f.summary, f.evidence.into_iter().map(|e| e.text).collect()))
+        .collect()
+}
+
+#[test]
+fn never_scheduled_needs_a_pod_no_scheduler_tried() {
+    let ex = example("mixed-cluster");
+    let now = "2024-06-03T12:00:00Z";
+    let pods = items(&ex.join("shop/pods.json"));
+    let name = "recommender-5f4e3d2c1-pqrst";
+    let base = pods.iter().find(|p| p["metadata"]["name"] == name).unwrap().clone();
+    let of = |objs: Vec<Value>, at: &str| summaries(objs, at).into_iter().find(|f| f.1 == name);
+    // As the scheduler leaves a pod it cannot place: unschedulable, not this rule.
+    assert_eq!(of(vec![base.clone()], now).map(|f| f.0).as_deref(), Some("unschedulable"));
+    // No PodScheduled condition at all, default scheduler, no scheduler pod in the input.
+    let mut untried = base.clone();
+    untried["status"].as_object_mut().unwrap().remove("conditions");
+    let f = of(vec![untried.clone()], now).expect("reported");
+    assert_eq!(f.0, "never-scheduled");
+    assert!(f.2.contains("kube-scheduler is down, not leading or cut off"), "{f:?}");
+    assert!(f.3.iter().any(|e| e.contains("no kube-scheduler pod or Lease in the input")), "{f:?}");
+    // Not yet past the threshold (created 11:00): not reported.
+    assert_eq!(of(vec![untried.clone()], "2024-06-03T11:02:00Z"), None);
+    // A FailedScheduling event shows the scheduler did try: unschedulable.
+    let ev = json!({"kind": "Event", "apiVersion": "v1",
+        "metadata": {"name": format!("{name}.17d5a1b2c3d4e5f6"), "namespace": "shop", "creationTimestamp": "2024-06-03T11:00:01Z"},
+        "involvedObject": {"kind": "Pod", "namespace": "shop", "name": name, "uid": base["metadata"]["uid"]},
+        "reason": "FailedScheduling", "type": "Warning", "count": 1,
+        "message": "0/5 nodes are available: 3 Insufficient nvidia.com/gpu.",
+        "firstTimestamp": "2024-06-03T11:00:01Z", "lastTimestamp": "2024-06-03T11:00:01Z",
+        "source": {"component": "default-scheduler"}});
+    assert_eq!(of(vec![untried.clone(), ev], now).map(|f| f.0).as_deref(), Some("unschedulable"));
+    // The kube-scheduler static pod crash-looping in the input: named as the cause.
+    let mut sched = base.clone();
+    sched["metadata"] = json!({"name": "kube-scheduler-cp-1", "namespace": "kube-system", "uid": "5c3e1d2a-0b9f-4e8d-a7c6-1f2e3d4c5b6a",
+        "creationTimestamp": "2024-06-01T00:00:00Z", "labels": {"component": "kube-scheduler", "tier": "control-plane"}});
+    sched["spec"] = json!({"nodeName": "cp-1", "containers": [{"name": "kube-scheduler", "image": "registry.k8s.io/kube-scheduler:v1.30.2"}]});
+    sched["status"] = json!({"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2024-06-01T00:00:00Z"}],
+        "containerStatuses": [{"name": "kube-scheduler", "ready": false, "restartCount": 41, "image": "registry.k8s.io/kube-scheduler:v1.30.2",
+            "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container"}}}]});
+    let f = of(vec![untried.clone(), sched], now).expect("reported");
+    assert_eq!(f.0, "never-scheduled");
+    assert!(
+        f.2.contains("kube-scheduler pod kube-system/kube-scheduler-cp-1 is CrashLoopBackOff (41 restarts)"),
+        "{f:?}"
+    );
+    // A custom scheduler name that nothing in the input runs.
+    let mut custom = untried.clone();
+    custom["spec"]["schedulerName"] = json!("my-scheduler");
+    let f = of(vec![custom.clone()], now).expect("reported");
+    assert!(
+        f.2.starts_with("spec.schedulerName is my-scheduler and nothing in the input shows such a scheduler"),
+        "{f:?}"
+    );
+    // ... and one that runs: its pod is named.
+    let mut mine = untried.clone();
+    mine["metadata"] = json!({"name": "my-scheduler-66cf896bfb-8j8sr", "namespace": "kube-system", "uid": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+        "creationTimestamp": "2024-06-01T00:00:00Z"});
+    mine["spec"] = json!({"nodeName": "cp-1", "containers": [{"name": "kube-second-scheduler", "image": "gcr.io/my-gcp-project/my-kube-scheduler:1.0"}]});
+    mine["status"] = json!({"phase": "Running", "containerStatuses": [{"name": "kube-second-scheduler", "ready": true, "restartCount": 2,
+        "image": "gcr.io/my-gcp-project/my-kube-scheduler:1.0", "state": {"running": {"startedAt": "2024-06-01T00:01:00Z"}}}]});
+    let f = of(vec![custom, mine], now).expect("reported");
+    assert!(f.2.contains("its pod kube-system/my-scheduler-66cf896bfb-8j8sr is Running (2 restarts)"), "{f:?}");
+    // Held by a scheduling gate (1.27+): the gate is named, not the scheduler.
+    let mut gated = base.clone();
+    gated["spec"]["schedulingGates"] = json!([{"name": "kueue.x-k8s.io/admission"}]);
+    gated["status"]["conditions"] = json!([{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
+        "message": "Scheduling is blocked due to non-empty scheduling gates", "lastTransitionTime": "2024-06-03T11:00:00Z"}]);
+    let f = of(vec![gated], now).expect("reported");
+    assert_eq!(f.0, "never-scheduled");
+    assert!(f.2.starts_with("held by scheduling gates (kueue.x-k8s.io/admission)"), "{f:?}");
+}

@@ -14,6 +14,7 @@ pub mod evicted;
 pub mod finalizer_blocked;
 pub mod image_pull_failure;
 pub mod init_container_waiting;
+pub mod never_scheduled;
 pub mod node_lost;
 pub mod oom_killed;
 pub mod pid_exhaustion;
@@ -40,6 +41,7 @@ pub(crate) static ALL: &[&crate::Rule] = &[
     &container_config_error::RULE,
     &oom_killed::RULE,
     &crash_loop::RULE,
+    &never_scheduled::RULE,
     &unschedulable::RULE,
     &evicted::RULE,
     &init_container_waiting::RULE,

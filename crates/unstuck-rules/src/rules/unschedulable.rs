@@ -1,6 +1,6 @@
 use super::{event_evidence, pod_events_with};
 use crate::util::{sh, OUT_OF_SERVICE};
-use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
+use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod, StuckState};
 
 declare_rule! {
     /// ## What it detects
@@ -30,13 +30,18 @@ declare_rule! {
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
+    let failed = pod_events_with(cx, pod, &["FailedScheduling"], None);
+    // Untried (no condition) without a FailedScheduling event: never-scheduled's, not this rule's.
+    if matches!(sp.state, StuckState::NotScheduled) && failed.is_empty() {
+        return None;
+    }
     let mut evidence = Vec::new();
     if let Some(c) = pod.condition("PodScheduled") {
         evidence.push(
             Evidence::api(format!("PodScheduled=False ({}): {}", c.reason, c.message)).at(c.last_transition_time),
         );
     }
-    evidence.extend(pod_events_with(cx, pod, &["FailedScheduling"], None).iter().take(2).map(|e| event_evidence(e)));
+    evidence.extend(failed.iter().take(2).map(|e| event_evidence(e)));
     let msg = pod.condition("PodScheduled").map(|c| c.message.clone()).unwrap_or_default();
     let mut remediation = vec![
         StepDraft::cluster(
