@@ -577,6 +577,38 @@ pub fn mixed() -> Bundle {
         json!({"type": "PodScheduled", "status": "False", "lastProbeTime": null, "lastTransitionTime": ts(ago(now, 3600)), "reason": "Unschedulable", "message": "0/5 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu. preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod."}),
     ];
     b.add("pods", p.build());
+    // statefulset-ordinal-blocked: a rolling update to a new image tag that does not exist. The
+    // controller replaced the highest ordinal first; its pod cannot pull, so the update stops there.
+    let (old_rev, new_rev) = ("ledger-7d9c5b6f4", "ledger-6b8d9f7c5");
+    for (i, node) in [(0, names[1]), (1, names[2])] {
+        let mut p = PodB::new(shop, &format!("ledger-{i}"), node, ago(now, 20 * 86_400))
+            .container("ledger", "registry.example.com/shop/ledger:3.9");
+        p.owner = Some(("StatefulSet".into(), "ledger".into()));
+        p.labels = json!({"app": "ledger", "controller-revision-hash": old_rev, "statefulset.kubernetes.io/pod-name": format!("ledger-{i}")});
+        b.add("pods", p.all_running(ago(now, 20 * 86_400 - 30), "containerd").build());
+    }
+    let mut p = PodB::new(shop, "ledger-2", names[0], ago(now, 2400));
+    p.owner = Some(("StatefulSet".into(), "ledger".into()));
+    p.labels =
+        json!({"app": "ledger", "controller-revision-hash": new_rev, "statefulset.kubernetes.io/pod-name": "ledger-2"});
+    p.containers = vec![json!({"name": "ledger", "image": "registry.example.com/shop/ledger:4.0-rc"})];
+    p.statuses = vec![waiting(
+        "ledger",
+        "registry.example.com/shop/ledger:4.0-rc",
+        "ImagePullBackOff",
+        "Back-off pulling image \"registry.example.com/shop/ledger:4.0-rc\"",
+    )];
+    p.phase = "Pending".into();
+    p.conditions = standard_conditions(p.created, p.created, false);
+    b.add("pods", p.build());
+    let mut sts = statefulset(shop, "ledger", 3, 2);
+    sts["status"]["currentRevision"] = json!(old_rev);
+    sts["status"]["updateRevision"] = json!(new_rev);
+    sts["status"]["currentReplicas"] = json!(2);
+    sts["status"]["updatedReplicas"] = json!(1);
+    sts["metadata"]["generation"] = json!(2);
+    sts["status"]["observedGeneration"] = json!(2);
+    b.add("statefulsets", sts);
     // never-scheduled: its schedulerName names a scheduler nothing runs, so no scheduler ever wrote a
     // PodScheduled condition or an event about it.
     let mut p = mk("report-export-6c9f8d7b5-x7k2q", "", 5400);

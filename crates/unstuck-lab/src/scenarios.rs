@@ -27,6 +27,7 @@ pub const SCENARIOS: &[&str] = &[
     "init-wait",
     "unschedulable",
     "never-scheduled",
+    "statefulset-ordered",
     "unknown-hang",
 ];
 
@@ -77,6 +78,10 @@ pub fn expected(name: &str) -> Vec<(&'static str, &'static str, &'static str)> {
         "never-scheduled" => {
             vec![("never-scheduled", "Pod", "sc-apps/batch-custom"), ("never-scheduled", "Pod", "sc-apps/batch-gated")]
         }
+        "statefulset-ordered" => vec![
+            ("image-pull-failure", "Pod", "sc-apps/kafka-0"),
+            ("statefulset-ordinal-blocked", "StatefulSet", "sc-apps/kafka"),
+        ],
         _ => vec![],
     }
 }
@@ -317,6 +322,25 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
                     .is_some_and(|cs| cs.iter().any(|x| x.type_ == "PodScheduled" && x.status == "False"))
             })
             .await
+        }
+        "statefulset-ordered" => {
+            // Three replicas, OrderedReady (the default): the real StatefulSet controller creates kafka-0,
+            // whose image cannot be pulled, and never creates kafka-1 or kafka-2.
+            ensure_ns(c, "sc-apps").await?;
+            let sts: StatefulSet = serde_json::from_value(json!({
+                "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "kafka", "namespace": "sc-apps"},
+                "spec": {"replicas": 3, "serviceName": "kafka", "selector": {"matchLabels": {"app": "kafka"}},
+                    "template": {"metadata": {"labels": {"app": "kafka"}, "annotations": {BEHAVIOUR_ANNOTATION: "image-pull"}},
+                        "spec": {"nodeSelector": {"kubernetes.io/hostname": "lab-node-2"}, "terminationGracePeriodSeconds": 1,
+                            "containers": [{"name": "kafka", "image": "registry.example.com/kafka:3.7-typo"}]}}}
+            }))?;
+            let sapi: Api<StatefulSet> = Api::namespaced(c.clone(), "sc-apps");
+            sapi.create(&PostParams::default(), &sts).await?;
+            wait_until("kafka-0 created", Duration::from_secs(150), || async {
+                pod_phase(c, "sc-apps", "kafka-0").await.is_some()
+            })
+            .await?;
+            wait_reason(c, "sc-apps", "kafka-0", "ImagePullBackOff").await
         }
         "never-scheduled" => {
             // A scheduler name nothing runs (the real kube-scheduler leaves such a pod alone: no

@@ -99,12 +99,14 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
             t("crash-loop", "Pod", "shop/checkout-7c6d5e4f3-fghij"),
             t("evicted", "Pod", "shop/thumbnailer-8e7d6c5b4-uvwxy"),
             t("image-pull-failure", "Pod", "shop/cart-5d8f7b9c6-abcde"),
+            t("image-pull-failure", "Pod", "shop/ledger-2"),
             t("init-container-waiting", "Pod", "shop/orders-api-5f6e7d8c9-initw"),
             t("never-scheduled", "Pod", "shop/report-export-6c9f8d7b5-x7k2q"),
             t("oom-killed", "Pod", "shop/search-6b5a4c3d2-klmno"),
             t("sandbox-network-failure", "Node", "ip-10-1-1-13"),
             t("sandbox-network-failure", "Pod", "shop/payments-9a8b7c6d5-netwk"),
             t("stale-out-of-service-taint", "Node", "ip-10-1-1-14"),
+            t("statefulset-ordinal-blocked", "StatefulSet", "shop/ledger"),
             t("stuck-unknown", "Pod", "shop/legacy-report-3c2b1a0f9-qqqqq"),
             t("unschedulable", "Pod", "shop/recommender-5f4e3d2c1-pqrst"),
             t("volume-mount-failure", "Pod", "shop/orders-db-migrate-4d3c2b1a0-zzzzz"),
@@ -116,7 +118,7 @@ fn mixed_cluster_one_pod_per_cause_and_nothing_else() {
     {
         assert!(!names.contains(&never), "{never} must not be reported");
     }
-    assert_eq!(r.summary.pods_stuck, 11);
+    assert_eq!(r.summary.pods_stuck, 12);
 }
 
 #[test]

@@ -98,6 +98,7 @@ fn lab_end_to_end() {
         "init-wait",
         "unschedulable",
         "never-scheduled",
+        "statefulset-ordered",
         "pid-exhaustion",
         "runtime-unresponsive",
         "runtime-hung-npd",

@@ -968,3 +968,49 @@ fn never_scheduled_needs_a_pod_no_scheduler_tried() {
     assert_eq!(f.0, "never-scheduled");
     assert!(f.2.starts_with("held by scheduling gates (kueue.x-k8s.io/admission)"), "{f:?}");
 }
+
+#[test]
+fn statefulset_ordinal_blocked_needs_an_ordered_statefulset_that_waits_on_the_pod() {
+    let ex = example("mixed-cluster");
+    let now = "2024-06-03T12:00:00Z";
+    let pods: Vec<Value> = items(&ex.join("shop/pods.json"))
+        .into_iter()
+        .filter(|p| p["metadata"]["name"].as_str().unwrap().starts_with("ledger-"))
+        .collect();
+    assert_eq!(pods.len(), 3);
+    let sts = with_kind(items(&ex.join("shop/statefulsets.json")), "StatefulSet").remove(0);
+    let of = |objs: Vec<Value>| summaries(objs, now).into_iter().find(|f| f.0 == "statefulset-ordinal-blocked");
+    // A rolling update whose new pod (ordinal 2) cannot pull: the update waits on it.
+    let f = of([pods.clone(), vec![sts.clone()]].concat()).expect("reported");
+    assert_eq!(f.1, "ledger");
+    assert!(f.2.contains("rolling update waits on ledger-2 (ImagePullBackOff)"), "{f:?}");
+    assert!(f.3.iter().any(|e| e.contains("this pod already runs the new revision")), "{f:?}");
+    // The update done (one revision) and the stuck pod the last ordinal: nothing waits on it.
+    let mut done = sts.clone();
+    done["status"]["currentRevision"] = done["status"]["updateRevision"].clone();
+    assert_eq!(of([pods.clone(), vec![done.clone()]].concat()), None);
+    // Scaled to 5 while ordinal 2 is stuck: 3 and 4 are never created.
+    let mut scaled = done.clone();
+    scaled["spec"]["replicas"] = json!(5);
+    let f = of([pods.clone(), vec![scaled.clone()]].concat()).expect("reported");
+    assert!(f.2.contains("stops at ledger-2 (ImagePullBackOff): 2 later replica(s) not created"), "{f:?}");
+    assert!(f.3.iter().any(|e| e.contains("(ledger-3, ledger-4)")), "{f:?}");
+    // ... unless the pods are managed in parallel.
+    let mut parallel = scaled.clone();
+    parallel["spec"]["podManagementPolicy"] = json!("Parallel");
+    assert_eq!(of([pods.clone(), vec![parallel]].concat()), None);
+    // ... or the ordinals are there already.
+    let mut more = pods.clone();
+    for i in [3, 4] {
+        let mut p = pods[0].clone();
+        p["metadata"]["name"] = json!(format!("ledger-{i}"));
+        p["metadata"]["uid"] = json!(format!("0e5c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5{i}"));
+        more.push(p);
+    }
+    assert_eq!(of([more, vec![scaled.clone()]].concat()), None);
+    // A Terminating pod is rollout-blocked-by-terminating's, not this rule's.
+    let mut term = pods.clone();
+    term[2]["metadata"]["deletionTimestamp"] = json!("2024-06-03T11:30:00Z");
+    term[2]["metadata"]["deletionGracePeriodSeconds"] = json!(30);
+    assert_eq!(of([term, vec![scaled]].concat()), None);
+}

@@ -72,7 +72,7 @@ fn metrics_follow_the_report() {
             .map(|(_, v)| *v)
     };
     assert_eq!(count("node-lost", "critical"), Some(0.0));
-    assert_eq!(count("image-pull-failure", "warning"), Some(1.0));
+    assert_eq!(count("image-pull-failure", "warning"), Some(2.0));
     let total: f64 = s.iter().filter(|(k, _)| k.starts_with("unstuck_findings{")).map(|(_, v)| v).sum();
     assert_eq!(total as usize, r.findings.len());
     assert!(s.contains(&("unstuck_pods_checked".to_string(), r.summary.pods_checked as f64)), "{text}");

@@ -273,8 +273,20 @@ fn a_long_pending_pod_in_a_table_without_nodes_is_reported_with_what_the_table_c
     // old `get sts` layout. Whether it was scheduled is unknown: stuck-unknown says so and how to find out.
     let (_d, p) = saved_at("sts-1.txt", "2018-02-01T12:00:00Z");
     let r = report(&p);
-    assert_eq!(triples(&r), [t("stuck-unknown", "Pod", "default/myzk-zookeeper-0")]);
-    let f = &r.findings[0];
+    // DESIRED 3, CURRENT 1: ordinal 0 is stuck, so OrderedReady never created 1 and 2.
+    assert_eq!(
+        triples(&r),
+        [
+            t("statefulset-ordinal-blocked", "StatefulSet", "default/myzk-zookeeper"),
+            t("stuck-unknown", "Pod", "default/myzk-zookeeper-0")
+        ]
+    );
+    let sts = &r.findings[0];
+    let ev: Vec<&str> = sts.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert!(ev.iter().any(|e| e.contains("as kubectl get shows it: DESIRED 3, CURRENT 1")), "{ev:#?}");
+    assert!(ev.iter().any(|e| e.contains("not in the input (myzk-zookeeper-1, myzk-zookeeper-2)")), "{ev:#?}");
+    let f = &r.findings[1];
+    assert_eq!(f.blocks.len(), 1, "the pod's finding names what it blocks");
     assert_eq!(f.stuck_for.as_deref(), Some("23m0s"));
     let ev: Vec<&str> = f.evidence.iter().map(|e| e.text.as_str()).collect();
     assert!(ev.iter().any(|e| e.contains("not checked: whether and where the pod was scheduled")), "{ev:#?}");

@@ -165,7 +165,7 @@ fn bookmarks_expiry_and_errors() {
         s => panic!("{s:?}"),
     }
     // Nothing about the pods changed through all that.
-    assert_eq!(store.snapshot(&opts(), "s").unwrap().pods.len(), 24);
+    assert_eq!(store.snapshot(&opts(), "s").unwrap().pods.len(), 27);
 
     // Bad lines are errors naming the stream, never a panic, and leave the store as it was.
     for bad in [
@@ -177,7 +177,7 @@ fn bookmarks_expiry_and_errors() {
         let e = store.apply_watch_line("pods", src, bad).unwrap_err().to_string();
         assert!(e.contains(src), "{e}");
     }
-    assert_eq!(store.snapshot(&opts(), "s").unwrap().pods.len(), 24);
+    assert_eq!(store.snapshot(&opts(), "s").unwrap().pods.len(), 27);
 }
 
 #[test]
@@ -197,7 +197,7 @@ fn unlisted_and_forbidden_kinds_are_warned_about() {
     assert!(w.contains("could not list leases (forbidden)"), "{w}");
     assert!(w.contains("events not listed yet"), "{w}");
     assert!(w.contains("partial bundle: no events"), "{w}");
-    assert_eq!(s.pods.len(), 24);
+    assert_eq!(s.pods.len(), 27);
     assert!(store.synced("pods") && !store.synced("events"));
     assert!(parse_page("secrets", "t", b"{}").is_err());
 }

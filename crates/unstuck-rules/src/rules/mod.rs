@@ -23,6 +23,7 @@ pub mod rollout_blocked_by_terminating;
 pub mod runtime_unresponsive;
 pub mod sandbox_network_failure;
 pub mod stale_out_of_service_taint;
+pub mod statefulset_ordinal_blocked;
 pub mod stuck_unknown;
 pub mod unschedulable;
 pub mod volume_mount_failure;
@@ -47,6 +48,7 @@ pub(crate) static ALL: &[&crate::Rule] = &[
     &init_container_waiting::RULE,
     &stuck_unknown::RULE,
     &rollout_blocked_by_terminating::RULE,
+    &statefulset_ordinal_blocked::RULE,
     &container_hash_change::RULE,
     &stale_out_of_service_taint::RULE,
 ];
@@ -236,4 +238,19 @@ pub(crate) fn role_labels(cx: &Cx<'_>, node: &str) -> Vec<(String, String)> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// A StatefulSet read from a `kubectl get sts` table, as evidence: READY (1.14+) or DESIRED/CURRENT
+/// (before) as the table showed them, and that it shows no podManagementPolicy.
+pub(crate) fn sts_as_table_shows(s: &unstuck_model::StatefulSet) -> String {
+    let replicas = s.spec.replicas.unwrap_or(1);
+    let counts = if s.status.current_replicas > 0 {
+        format!("DESIRED {replicas}, CURRENT {}", s.status.current_replicas)
+    } else {
+        format!("READY {}/{replicas}", s.status.ready_replicas)
+    };
+    format!(
+        "StatefulSet {}/{} as kubectl get shows it: {counts} (the table shows no podManagementPolicy: OrderedReady unless it was set to Parallel)",
+        s.metadata.namespace, s.metadata.name
+    )
 }

@@ -116,17 +116,7 @@ fn check(cx: &Cx<'_>, stuck: &[StuckPod<'_>]) -> Vec<Finding> {
             if s.spec.pod_management_policy.is_empty() { "OrderedReady" } else { &s.spec.pod_management_policy };
         let replicas = s.spec.replicas.unwrap_or(1);
         let mut evidence = vec![Evidence::api(if from_table {
-            // A `kubectl get sts` table: READY (1.14+) or DESIRED/CURRENT (before), and no policy.
-            let counts = if s.status.current_replicas > 0 {
-                format!("DESIRED {replicas}, CURRENT {}", s.status.current_replicas)
-            } else {
-                format!("READY {}/{replicas}", s.status.ready_replicas)
-            };
-            format!(
-                "StatefulSet {}/{} as kubectl get shows it: {counts} (the table shows no podManagementPolicy: \
-                 OrderedReady unless it was set to Parallel)",
-                s.metadata.namespace, s.metadata.name
-            )
+            super::sts_as_table_shows(s)
         } else {
             format!(
                 "StatefulSet {}/{} podManagementPolicy {policy}: replicas {replicas}, readyReplicas {}",
