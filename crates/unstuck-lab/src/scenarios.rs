@@ -181,6 +181,18 @@ async fn wait_reason(c: &kube::Client, ns: &str, name: &str, reason: &str) -> Re
     .await
 }
 
+/// Wait (150 s: a pod the scheduler sees first in a run can wait on a slow machine) until the scheduler
+/// wrote `PodScheduled=False` with `reason` on pod `name` in sc-apps.
+async fn wait_not_scheduled(c: &kube::Client, name: &str, reason: &str) -> Result<()> {
+    wait_until(&format!("{name} {reason}"), Duration::from_secs(150), || async {
+        let api: Api<Pod> = Api::namespaced(c.clone(), "sc-apps");
+        api.get_opt(name).await.ok().flatten().and_then(|p| p.status).and_then(|s| s.conditions).is_some_and(|cs| {
+            cs.iter().any(|x| x.type_ == "PodScheduled" && x.status == "False" && x.reason.as_deref() == Some(reason))
+        })
+    })
+    .await
+}
+
 async fn wait_running(c: &kube::Client, ns: &str, name: &str) -> Result<()> {
     wait_until(&format!("pod {ns}/{name} Running"), Duration::from_secs(60), || async {
         pod_phase(c, ns, name).await.is_some_and(|(p, _)| p == "Running")
@@ -310,18 +322,7 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
         "unschedulable" => {
             let spec = json!({"containers": [{"name": "train", "image": "registry.example.com/train:1.0", "resources": {"requests": {"cpu": "1000"}}}]});
             create_pod(c, "sc-apps", pod("gpu-job", None, spec, json!({}))).await?;
-            // The first pod the scheduler sees in the run: on a slow machine its first attempt can come late.
-            wait_until("gpu-job Unschedulable", Duration::from_secs(150), || async {
-                let api: Api<Pod> = Api::namespaced(c.clone(), "sc-apps");
-                api.get_opt("gpu-job")
-                    .await
-                    .ok()
-                    .flatten()
-                    .and_then(|p| p.status)
-                    .and_then(|s| s.conditions)
-                    .is_some_and(|cs| cs.iter().any(|x| x.type_ == "PodScheduled" && x.status == "False"))
-            })
-            .await
+            wait_not_scheduled(c, "gpu-job", "Unschedulable").await
         }
         "statefulset-ordered" => {
             // Three replicas, OrderedReady (the default): the real StatefulSet controller creates kafka-0,
@@ -349,19 +350,7 @@ pub async fn apply(c: &kube::Client, name: &str) -> Result<()> {
             create_pod(c, "sc-apps", pod("batch-custom", None, custom, json!({}))).await?;
             let gated = json!({"schedulingGates": [{"name": "example.com/quota-check"}]});
             create_pod(c, "sc-apps", pod("batch-gated", None, gated, json!({}))).await?;
-            wait_until("batch-gated SchedulingGated", Duration::from_secs(150), || async {
-                let api: Api<Pod> = Api::namespaced(c.clone(), "sc-apps");
-                api.get_opt("batch-gated")
-                    .await
-                    .ok()
-                    .flatten()
-                    .and_then(|p| p.status)
-                    .and_then(|s| s.conditions)
-                    .is_some_and(|cs| {
-                        cs.iter().any(|x| x.type_ == "PodScheduled" && x.reason.as_deref() == Some("SchedulingGated"))
-                    })
-            })
-            .await
+            wait_not_scheduled(c, "batch-gated", "SchedulingGated").await
         }
         other => bail!("unknown scenario {other:?}; known: {}", SCENARIOS.join(", ")),
     }
