@@ -304,3 +304,33 @@ fn a_long_pending_pod_in_a_table_without_nodes_is_reported_with_what_the_table_c
     let (code, out, err) = run(&["diagnose", fresh.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}\n{err}");
 }
+
+#[test]
+fn statefulsets_stopped_at_a_stuck_ordinal_in_real_pastes() {
+    // Real pastes read after statefulset-ordinal-blocked was written, none tuned on (held out):
+    // googlecodelabs/feedback#295 (mongo-1 Pending, DESIRED 3 CURRENT 2, no prompts) and kubernetes/website#8639
+    // (cassandra-1 Pending with NODE <none>, `get statefulset cassandra` after the pods).
+    for (name, sts, pod, missing) in [
+        ("sts-2.txt", "default/mongo", "mongo-1", "(mongo-2)"),
+        ("sts-6.txt", "default/cassandra", "cassandra-1", "(cassandra-2)"),
+    ] {
+        let (_d, p) = saved_at(name, "2018-06-01T12:00:00Z");
+        let r = report(&p);
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.rule == "statefulset-ordinal-blocked")
+            .unwrap_or_else(|| panic!("{name}: {:?}", triples(&r)));
+        assert_eq!(format!("{}/{}", f.subject.namespace, f.subject.name), sts, "{name}");
+        assert!(f.summary.contains(&format!("stops at {pod}")), "{name}: {}", f.summary);
+        let ev: Vec<&str> = f.evidence.iter().map(|e| e.text.as_str()).collect();
+        assert!(ev.iter().any(|e| e.contains(missing) && e.contains("not in the input")), "{name}: {ev:#?}");
+        assert!(ev.iter().any(|e| e.contains("DESIRED 3, CURRENT 2")), "{name}: {ev:#?}");
+        let pf = r.findings.iter().find(|f| f.subject.name == pod).expect("the pod's own finding");
+        assert_eq!(pf.blocks.len(), 1, "{name}: the pod's finding names the StatefulSet it blocks");
+    }
+    // Look-alike (hashicorp/consul-helm#563): READY 0/3 but all three pods exist; nothing waits on one.
+    let (_d, p) = saved_at("sts-7.txt", "2020-01-01T12:00:00Z");
+    let r = report(&p);
+    assert!(!r.findings.iter().any(|f| f.rule == "statefulset-ordinal-blocked"), "{:?}", triples(&r));
+}
