@@ -270,12 +270,7 @@ impl ControlPlane {
         loop {
             for (name, c) in self.children.iter_mut() {
                 if let Some(st) = c.try_wait()? {
-                    let log = std::fs::read_to_string(d.join(format!("{name}.log"))).unwrap_or_default();
-                    let tail: Vec<&str> = log.lines().rev().take(15).collect();
-                    bail!(
-                        "{name} exited ({st}) while starting:\n{}",
-                        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                    );
+                    bail!("{name} exited ({st}) while starting:\n{}", log_tail(&d, name, 15));
                 }
             }
             let out = Command::new("curl")
@@ -309,13 +304,10 @@ impl ControlPlane {
                 Ok(Some(st)) => format!("EXITED ({st})"),
                 Err(e) => format!("unknown ({e})"),
             };
-            let log = std::fs::read_to_string(self.dir.join(format!("{name}.log"))).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(lines).collect();
-            out.push_str(&format!("--- {name}: {state}; last {} log lines:\n", tail.len()));
-            for l in tail.into_iter().rev() {
-                out.push_str(l);
-                out.push('\n');
-            }
+            out.push_str(&format!(
+                "--- {name}: {state}; last {lines} log lines:\n{}\n",
+                log_tail(&self.dir, name, lines)
+            ));
         }
         out
     }
@@ -344,6 +336,13 @@ impl Drop for ControlPlane {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// The last `n` lines of a component's log in the lab directory (empty when it has none).
+fn log_tail(dir: &Path, name: &str, n: usize) -> String {
+    let log = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap_or_default();
+    let tail: Vec<&str> = log.lines().rev().take(n).collect();
+    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
 }
 
 /// Signal the process group a child leads (each child is started with its own group). Never signals

@@ -205,6 +205,16 @@ fn meta_key(m: &crate::ObjectMeta) -> (&str, &str, &str) {
     (&m.namespace, &m.name, &m.uid)
 }
 
+/// A StatefulSet pod's name split as the controller makes it, `<statefulset>-<ordinal>`: the StatefulSet's
+/// name and the ordinal; `None` when the name does not end in `-<digits>`.
+pub fn statefulset_ordinal(pod: &str) -> Option<(&str, i64)> {
+    let (base, n) = pod.rsplit_once('-')?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((base, n.parse().ok()?))
+}
+
 /// The canonical order of pods.
 pub fn pod_order(a: &Arc<Pod>, b: &Arc<Pod>) -> std::cmp::Ordering {
     meta_key(&a.metadata).cmp(&meta_key(&b.metadata))
@@ -400,12 +410,7 @@ impl<'a> Index<'a> {
             Some(o) if o.kind != "StatefulSet" => None,
             Some(o) if o.uid.is_empty() => by_table_name(&o.name),
             Some(o) => self.sts_by_uid.get(o.uid.as_str()).copied(),
-            None if m.from_table() => {
-                let (base, ordinal) = m.name.rsplit_once('-')?;
-                (!ordinal.is_empty() && ordinal.bytes().all(|b| b.is_ascii_digit()))
-                    .then(|| by_table_name(base))
-                    .flatten()
-            }
+            None if m.from_table() => by_table_name(statefulset_ordinal(&m.name)?.0),
             None => None,
         }
     }

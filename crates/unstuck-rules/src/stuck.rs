@@ -230,13 +230,14 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
         }
         // A `kubectl get pods` table without `-o wide` shows no node: whether a long-Pending pod was
         // scheduled is unknown (`stuck-unknown` reports it and says how to find out).
-        let shows_no_node = pod.metadata.from_table() && pod.condition("PodScheduled").is_none();
+        let no_condition = pod.condition("PodScheduled").is_none();
+        let shows_no_node = pod.metadata.from_table() && no_condition;
         if phase == "Pending" && shows_no_node && age_since(created).is_some_and(|a| a >= stuck_after) {
             return mk(StuckState::Waiting("Pending".into()), created);
         }
         // From the API or describe text: no node and no PodScheduled condition at all, so no scheduler
         // has tried the pod (it writes PodScheduled=False when it cannot place one).
-        let untried = !pod.metadata.from_table() && pod.condition("PodScheduled").is_none();
+        let untried = !pod.metadata.from_table() && no_condition;
         if phase == "Pending" && untried && age_since(created).is_none_or(|a| a >= stuck_after) {
             return mk(StuckState::NotScheduled, created);
         }

@@ -72,8 +72,8 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let peers = peers(cx, name);
     // Others than this pod.
     let untried = peers.untried.saturating_sub(1);
-    let untried_sample =
-        peers.untried_sample.iter().find(|s| **s != format!("{}/{}", pod.metadata.namespace, pod.metadata.name));
+    let me = format!("{}/{}", pod.metadata.namespace, pod.metadata.name);
+    let untried_sample = peers.untried_sample.iter().find(|s| **s != me);
     let mut evidence = vec![Evidence::api(format!(
         "no PodScheduled condition, no node, no FailedScheduling event: no scheduler has tried the pod{}",
         if described {

@@ -1,5 +1,5 @@
 use rustc_hash::{FxHashMap, FxHashSet};
-use unstuck_model::StatefulSet;
+use unstuck_model::{statefulset_ordinal, StatefulSet};
 
 use crate::engine::pod_ref;
 use crate::fix::Op;
@@ -47,7 +47,7 @@ declare_rule! {
 
 /// The ordinal of a pod named `<sts>-<N>`.
 fn ordinal(sts: &str, pod: &str) -> Option<i64> {
-    pod.strip_prefix(sts)?.strip_prefix('-').filter(|n| n.bytes().all(|b| b.is_ascii_digit()))?.parse().ok()
+    statefulset_ordinal(pod).filter(|(base, _)| *base == sts).map(|(_, n)| n)
 }
 
 fn check(cx: &Cx<'_>, stuck: &[StuckPod<'_>]) -> Vec<Finding> {
