@@ -4,10 +4,15 @@
 Ids already in split.tsv keep their split (it is frozen when committed). New ids are drawn at random:
 within each expected rule (and the look-alikes), a third of the new cases, rounded up, go to
 held-out. The draw uses the operating system's randomness, so nobody picks which cases are held out.
+
+`split.py` draws for corpus/cases/*.yaml into corpus/split.tsv; `split.py pastes` for corpus/pastes/cases.yaml
+into corpus/pastes/split.tsv.
 """
 import glob, os, random, sys, yaml
 
 here = os.path.dirname(os.path.abspath(__file__))
+if len(sys.argv) > 1:
+    here = os.path.join(here, sys.argv[1])
 path = os.path.join(here, "split.tsv")
 split = {}
 header = None
@@ -20,7 +25,7 @@ if os.path.exists(path):
             i, s = line.split("\t")
             split[i] = s
 cases = []
-for f in sorted(glob.glob(os.path.join(here, "cases", "*.yaml"))):
+for f in sorted(glob.glob(os.path.join(here, "cases", "*.yaml"))) + glob.glob(os.path.join(here, "cases.yaml")):
     cases += yaml.safe_load(open(f)) or []
 new = {}
 for c in cases:

@@ -243,7 +243,13 @@ impl ControlPlane {
             "--concurrent-gc-syncs=5".into(),
         ]);
         cp.spawn(cfg, "kube-controller-manager", &kcm_args)?;
-        cp.spawn(cfg, "kube-scheduler", &common(sched))?;
+        // The scheduler elects itself leader, as a real one does: its Lease (kube-system/kube-scheduler) is
+        // what never-scheduled cites when the default scheduler tried nothing.
+        let sched_args: Vec<String> = common(sched)
+            .into_iter()
+            .map(|a| if a == "--leader-elect=false" { "--leader-elect=true".into() } else { a })
+            .collect();
+        cp.spawn(cfg, "kube-scheduler", &sched_args)?;
         Ok(cp)
     }
 

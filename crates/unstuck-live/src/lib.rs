@@ -78,7 +78,9 @@ pub const LISTS: &[(&str, &str, &str, &str)] = &[
         "/api/v1/namespaces/{ns}/persistentvolumeclaims",
         "persistentvolumeclaims",
     ),
-    ("leases", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", "", "leases.coordination.k8s.io"),
+    // Every namespace's Leases: the nodes' heartbeats (kube-node-lease) and the control plane's leader
+    // elections (kube-system/kube-scheduler, kube-controller-manager), which never-scheduled cites.
+    ("leases", "/apis/coordination.k8s.io/v1/leases", "", "leases.coordination.k8s.io"),
 ];
 
 /// The `continue` token of a list page: ListMeta is serialized before the items, so it sits near the start.

@@ -269,6 +269,13 @@ fn lab_end_to_end() {
     let bundle_report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let bundle_set = findings(&bundle_report);
     assert_eq!(bundle_set, live_set, "collected bundle and live diagnose disagree");
+    // It carries the control plane's leader Leases (kube-system/kube-scheduler, which never-scheduled cites)
+    // beside the nodes' heartbeats.
+    let listing = std::process::Command::new("tar").arg("tzf").arg(&bundle).output().unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    for f in ["kube-node-lease/leases.json", "kube-system/leases.json"] {
+        assert!(listing.lines().any(|l| l == f), "{f} not in {listing}");
+    }
     // It carries the crash-looping container's last run as a dump's `<ns>/<pod>/logs.txt` (through
     // kube-apiserver's pods/log proxy, so not on a loopback-only lab), and diagnose cites it from there.
     let checkout = pod_finding(&bundle_report, "sc-apps", "checkout");
