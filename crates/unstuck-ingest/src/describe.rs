@@ -19,8 +19,9 @@ pub(crate) const SHOWS_LESS: &str = "kubectl describe shows no UID, finalizers o
     a made-up UID (describe:<namespace>/<name>, refused by the API as a precondition), and rules that read \
     finalizers or postStart hooks see none";
 
-/// Whether text reads as `kubectl describe` output: `Name:` first, then a pod's fields (`Namespace:`,
-/// `Status:`, `Containers:` or `Node:`) or a node's (`Roles:` or `Taints:`, `CreationTimestamp:`).
+/// Whether text reads as `kubectl describe` output: `Name:` first (after the command line, if pasted), then a
+/// pod's fields (`Namespace:` or `Start Time:`, `Status:`, `Containers:` or `Node:`) or a node's (`Roles:` or
+/// `Taints:`, `CreationTimestamp:`); or a pod's `Events:` section pasted without the rest.
 pub(crate) fn sniff(bytes: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(&bytes[..bytes.len().min(64 * 1024)]).or_else(|e| {
         // A cut in the middle of a character at the sniffing limit.
@@ -28,15 +29,62 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
     }) else {
         return false;
     };
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    // A pasted ticket may open with the command it ran (`$ kubectl describe pod web-0`).
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty()).skip_while(|l| crate::table::command(l).is_some());
+    let first = lines.clone().next();
+    if events_header_at(text).is_some() && !first.is_some_and(|l| l.starts_with("Name:")) {
+        // The `Events:` section of a pod's describe, pasted alone (with or without a few fields above it).
+        return !first.is_some_and(|l| crate::table::sniff(l.as_bytes()));
+    }
     if !lines.next().is_some_and(|l| l.starts_with("Name:")) {
         return false;
     }
     let head: Vec<&str> = lines.take(80).collect();
     let has = |k: &str| head.iter().any(|l| l.starts_with(k));
-    let pod = has("Namespace:") && (has("Containers:") || has("Node:")) && has("Status:");
+    // `Namespace:` may have been cut from a paste; `Start Time:` is a pod's too.
+    let pod = (has("Namespace:") || has("Start Time:")) && (has("Containers:") || has("Node:")) && has("Status:");
     let node = !has("Namespace:") && (has("Roles:") || has("Taints:")) && has("CreationTimestamp:");
     pod || node
+}
+
+/// The 0-based line of an `Events:` line at the left margin whose next line is describe's events header
+/// (`Type  Reason  Age  From  Message`).
+fn events_header_at(text: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().take(4096).collect();
+    lines.iter().enumerate().position(|(i, l)| {
+        l.trim_end() == "Events:"
+            && lines[i + 1..].iter().find(|l| !l.trim().is_empty()).is_some_and(|h| {
+                h.trim().trim_matches('*').split_whitespace().collect::<Vec<_>>()
+                    == ["Type", "Reason", "Age", "From", "Message"]
+            })
+    })
+}
+
+/// Tabs expanded to eight-column stops: kubectl before 1.8 padded describe's columns with tabs.
+fn expand_tabs(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\t') {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut col = 0;
+    for c in text.chars() {
+        match c {
+            '\t' => {
+                let n = 8 - col % 8;
+                out.extend(std::iter::repeat_n(' ', n));
+                col += n;
+            }
+            '\n' => {
+                out.push(c);
+                col = 0;
+            }
+            c => {
+                out.push(c);
+                col += 1;
+            }
+        }
+    }
+    out.into()
 }
 
 /// A bad describe text: the 1-based line and what is wrong.
@@ -118,6 +166,7 @@ pub(crate) fn back(anchor: Timestamp, d: SignedDuration) -> Option<String> {
 
 /// The pods (and their events) of a describe text, as API objects; times counted back from `anchor`.
 pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
+    let text = expand_tabs(text);
     let lines: Vec<Line> = text
         .lines()
         .enumerate()
@@ -134,13 +183,18 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
         .map(|(i, _)| i)
         .collect();
     if starts.is_empty() {
+        if events_header_at(&text).is_some() {
+            return Ok(events_alone(&lines, anchor));
+        }
         return Err(Bad { line: 1, msg: "no `Name:` line: not kubectl describe output".into() });
     }
     let (mut out, mut warnings) = (Vec::new(), Vec::new());
     for (k, &s) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(lines.len());
         let block = &lines[s..end];
-        if top(block, "Namespace").is_some() {
+        let pod_like =
+            top(block, "Status").is_some() && (top(block, "Node").is_some() || top(block, "Start Time").is_some());
+        if top(block, "Namespace").is_some() || pod_like {
             pod(block, anchor, &mut out, &mut warnings)?;
         } else if top(block, "Taints").is_some() || top(block, "Roles").is_some() {
             node(block, anchor, &mut out, &mut warnings);
@@ -310,10 +364,14 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
     let first = block[0].no;
     let name =
         top(block, "Name").filter(|n| !n.is_empty()).ok_or(Bad { line: first, msg: "`Name:` is empty".into() })?;
-    let namespace = top(block, "Namespace").ok_or(Bad {
-        line: first,
-        msg: format!("pod {name}: no `Namespace:` line (kubectl describe pod prints one)"),
-    })?;
+    let namespace = match top(block, "Namespace") {
+        Some(ns) => ns,
+        None => {
+            // A paste cut or trimmed by hand: kubectl prints `Namespace:`, the reader was not shown it.
+            warnings.push(format!("line {first}: pod {name}: no `Namespace:` line: taken to be in `default`"));
+            "default"
+        }
+    };
     let uid = made_up_uid(DESCRIBE_TEXT, namespace, name);
     let (node, host_ip) = match top(block, "Node") {
         Some(n) if n != "<none>" => n.split_once('/').unwrap_or((n, "")),
@@ -501,6 +559,100 @@ fn events(
     }
 }
 
+/// The `Events:` section of one pod's describe, pasted without the pod above it (the usual excerpt in a
+/// ticket). The pod is named by its `Scheduled` event (`Successfully assigned NS/NAME to NODE`), else
+/// `unnamed-pod`; its state is what the events' reasons say it must be (an `Evicted` event: evicted; a
+/// back-off restarting a container: crash-looping; failed pulls: ImagePullBackOff; failed mounts or
+/// sandboxes: ContainerCreating; only `FailedScheduling`: not scheduled). Events that say none of these
+/// make no pod: nothing in them says it is stuck.
+fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let rows: Vec<Vec<&str>> = table(section(lines, "Events")).into_iter().filter(|r| r.len() == 5).collect();
+    fn reason<'a>(r: &[&'a str]) -> &'a str {
+        r[1].trim_matches('*')
+    }
+    let assigned = rows.iter().find(|r| reason(r) == "Scheduled").and_then(|r| {
+        let rest = r[4].trim_matches('*').strip_prefix("Successfully assigned ")?;
+        let (who, node) = rest.split_once(" to ")?;
+        Some((who.split_once('/').unwrap_or(("default", who)), node.trim()))
+    });
+    let ((namespace, name), sched_node) = match assigned {
+        Some((who, node)) => (who, Some(node)),
+        None => (("default", "unnamed-pod"), None),
+    };
+    let node = sched_node
+        .or_else(|| rows.iter().find_map(|r| r[3].split_once(',').map(|(_, h)| h.trim()).filter(|h| !h.is_empty())));
+    let msg_has = |r: &Vec<&str>, w: &str| r[4].contains(w);
+    let any = |f: &dyn Fn(&Vec<&str>) -> bool| rows.iter().any(f);
+    let status = if any(&|r| reason(r) == "Evicted") {
+        Some("Evicted")
+    } else if any(&|r| reason(r) == "FailedKillPod") {
+        Some("Terminating")
+    } else if any(&|r| reason(r) == "BackOff" && msg_has(r, "restarting failed container")) {
+        Some("CrashLoopBackOff")
+    } else if any(&|r| {
+        matches!(reason(r), "Failed" | "BackOff" | "ErrImagePull")
+            && (msg_has(r, "pull image") || msg_has(r, "pulling image"))
+    }) {
+        Some("ImagePullBackOff")
+    } else if any(&|r| {
+        reason(r) == "Failed"
+            && (msg_has(r, "CreateContainerConfigError") || (msg_has(r, "Error: ") && msg_has(r, "not found")))
+    }) {
+        Some("CreateContainerConfigError")
+    } else if any(&|r| {
+        matches!(reason(r), "FailedMount" | "FailedAttachVolume" | "FailedMapVolume" | "FailedCreatePodSandBox")
+    }) {
+        Some("ContainerCreating")
+    } else if any(&|r| reason(r) == "FailedScheduling") && assigned.is_none() {
+        Some("Pending")
+    } else {
+        None
+    };
+    let line = lines.iter().find(|l| l.indent == 0 && l.text == "Events:").map_or(1, |l| l.no);
+    let Some(status) = status else {
+        warnings.push(format!(
+            "line {line}: an `Events:` section with no pod above it, and no event in it says the pod is stuck: no pod read"
+        ));
+        return (Vec::new(), warnings);
+    };
+    warnings.push(format!(
+        "line {line}: an `Events:` section with no pod above it: read as the events of one pod ({namespace}/{name}), {status} as its events say"
+    ));
+    let restarts = i64::from(status == "CrashLoopBackOff");
+    let (phase, reason_, cs, _) = crate::table::pod_state(status, 0, 1, restarts);
+    let image = rows.iter().find_map(|r| {
+        let i = r[4].find("image \"")? + 7;
+        r[4][i..].split('"').next()
+    });
+    let mut pod = json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "uid": made_up_uid(DESCRIBE_TEXT, namespace, name)},
+        "spec": {"nodeName": node.unwrap_or(""), "containers": [{"name": "container-1", "image": image.unwrap_or("")}]},
+        "status": {"phase": phase, "reason": reason_, "containerStatuses": cs},
+    });
+    if status == "Pending" {
+        let m = rows.iter().rev().find(|r| reason(r) == "FailedScheduling").map_or("", |r| r[4]);
+        pod["spec"]["nodeName"] = json!("");
+        pod["status"]["conditions"] =
+            json!([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": m}]);
+    }
+    let mut out = vec![pod];
+    events(lines, anchor, ("Pod", name, namespace), &mut out, &mut warnings);
+    if status == "Terminating" {
+        // Deleted no later than the kubelet's first failure to kill it.
+        let first = out[1..]
+            .iter()
+            .filter(|e| e["reason"] == "FailedKillPod")
+            .filter_map(|e| e["firstTimestamp"].as_str().or(e["lastTimestamp"].as_str()))
+            .min()
+            .map_or_else(|| anchor.to_string(), str::to_string);
+        out[0]["metadata"]["deletionTimestamp"] = json!(first);
+    }
+    (out, warnings)
+}
+
 /// A node: its taints, conditions (with their own times), runtime and kubelet versions, Lease renew time,
 /// and its events.
 fn node(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &mut Vec<String>) {
@@ -674,5 +826,59 @@ mod tests {
         assert_eq!(age("2m (x25 over 54m)").1, 25);
         assert_eq!(age("2m (x25 over 54m)").2, human_duration("54m"));
         assert_eq!(age("<unknown>"), (None, 1, None));
+    }
+
+    fn at() -> Timestamp {
+        "2024-05-02T12:00:00Z".parse().unwrap()
+    }
+
+    /// The `Events:` section pasted alone, as tickets quote it (rows in describe's own layout).
+    const SANDBOX_EVENTS: &str = "Events:\n  Type     Reason                  Age                 From                    Message\n  ----     ------                  ----                ----                    -------\n  Normal   Scheduled               <unknown>           default-scheduler       Successfully assigned shop/kafka-0 to worker-3\n  Warning  FailedCreatePodSandBox  2m                  kubelet, worker-3       Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container network\n  Normal   SandboxChanged          2s (x10 over 119s)  kubelet, worker-3       Pod sandbox changed, it will be killed and re-created.\n";
+
+    #[test]
+    fn an_events_section_alone_is_one_pod_in_the_state_its_events_say() {
+        assert!(sniff(SANDBOX_EVENTS.as_bytes()));
+        let (objs, warnings) = objects(SANDBOX_EVENTS, at()).unwrap();
+        let pod = &objs[0];
+        assert_eq!(pod["metadata"]["name"], "kafka-0", "named by its Scheduled event");
+        assert_eq!(pod["metadata"]["namespace"], "shop");
+        assert_eq!(pod["spec"]["nodeName"], "worker-3");
+        assert_eq!(pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "ContainerCreating");
+        assert_eq!(objs.len(), 4, "the pod and its three events");
+        assert!(warnings.iter().any(|w| w.contains("no pod above it") && w.contains("shop/kafka-0")), "{warnings:?}");
+        // Only FailedScheduling: a pod no node was found for, with the scheduler's message as its condition.
+        let sched = "Events:\n  Type     Reason            Age                From               Message\n  ----     ------            ----               ----               -------\n  Warning  FailedScheduling  4m (x53 over 19m)  default-scheduler  pod has unbound PersistentVolumeClaims\n";
+        let (objs, _) = objects(sched, at()).unwrap();
+        assert_eq!(objs[0]["metadata"]["name"], "unnamed-pod");
+        assert_eq!(objs[0]["status"]["phase"], "Pending");
+        assert_eq!(objs[0]["status"]["conditions"][0]["message"], "pod has unbound PersistentVolumeClaims");
+        // A kubelet that cannot kill it: deleted no later than its first failure (23 minutes back).
+        let kill = "Events:\n  Type     Reason         Age                 From              Message\n  ----     ------         ----                ----              -------\n  Warning  FailedKillPod  29s (x81 over 23m)  kubelet, node-1   error killing pod: rpc error: code = DeadlineExceeded\n";
+        let (objs, _) = objects(kill, at()).unwrap();
+        assert_eq!(objs[0]["metadata"]["deletionTimestamp"], "2024-05-02T11:37:00Z");
+    }
+
+    #[test]
+    fn events_that_say_nothing_is_stuck_make_no_pod() {
+        let text = "Events:\n  Type     Reason     Age                From     Message\n  ----     ------     ----               ----     -------\n  Warning  Unhealthy  49m (x4 over 49m)  kubelet  Readiness probe failed: HTTP probe failed with statuscode: 503\n";
+        assert!(sniff(text.as_bytes()));
+        let (objs, warnings) = objects(text, at()).unwrap();
+        assert!(objs.is_empty(), "{objs:?}");
+        assert!(warnings[0].contains("no event in it says the pod is stuck"), "{warnings:?}");
+        // A `get events` table is not a describe section.
+        assert!(!sniff(b"LAST SEEN   TYPE      REASON    OBJECT      MESSAGE\n2m          Warning   BackOff   pod/web-0   Back-off restarting failed container\n"));
+    }
+
+    #[test]
+    fn an_old_kubectls_tabs_and_a_paste_without_its_namespace() {
+        // kubectl before 1.8 padded with tabs; the pasted command line comes first; `Namespace:` was cut.
+        let text = "$ kubectl describe pod pg-1\nName:\t\t\t\tpg-1\nNode:\t\t\t\tn1/10.0.0.1\nStart Time:\t\t\tTue, 18 Jul 2017 17:10:23 -0400\nLabels:\t\t\t\tapp=pg\n\t\t\t\ttier=db\nStatus:\t\t\t\tTerminating (lasts 5d)\n";
+        assert!(sniff(text.as_bytes()));
+        let (objs, warnings) = objects(text, at()).unwrap();
+        assert_eq!(objs[0]["metadata"]["namespace"], "default");
+        assert_eq!(objs[0]["metadata"]["labels"]["tier"], "db");
+        assert_eq!(objs[0]["spec"]["nodeName"], "n1");
+        assert_eq!(objs[0]["metadata"]["deletionTimestamp"], "2024-04-27T12:00:00Z");
+        assert!(warnings.iter().any(|w| w.contains("no `Namespace:` line")), "{warnings:?}");
     }
 }

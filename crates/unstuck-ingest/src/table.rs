@@ -123,7 +123,7 @@ fn header(line: &str) -> Option<Header> {
 /// The arguments of a pasted command line that runs kubectl, behind whatever prompt it was typed at:
 /// `$ kubectl get po`, `$kubectl …`, `$> kubectl …`, `[root@m1 ~]# kubectl …`, `user@host:~$ k get …` (the
 /// usual alias), `oc get …`, `microk8s kubectl …`, `k3s kubectl …`.
-fn command(l: &str) -> Option<&str> {
+pub(crate) fn command(l: &str) -> Option<&str> {
     let t = l.trim();
     command_words(t).or_else(|| {
         // Behind a prompt: after one of its `$`, `#`, `>` or `%`; a prompt has no run of spaces (a row does).
@@ -326,7 +326,12 @@ const WAITING: &[&str] = &[
 ];
 
 /// The pod (phase, reason, containers, init containers) a STATUS stands for.
-fn pod_state(status: &str, ready_n: usize, total: usize, restarts: i64) -> (&'static str, String, Value, Value) {
+pub(crate) fn pod_state(
+    status: &str,
+    ready_n: usize,
+    total: usize,
+    restarts: i64,
+) -> (&'static str, String, Value, Value) {
     let waiting = |r: &str| json!({"waiting": {"reason": r}});
     let running = json!({"running": {}});
     let none = json!([]);
