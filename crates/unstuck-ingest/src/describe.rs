@@ -32,12 +32,15 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
     // A pasted ticket may open with the command it ran (`$ kubectl describe pod web-0`).
     let mut lines = text.lines().filter(|l| !l.trim().is_empty()).skip_while(|l| crate::table::command(l).is_some());
     let first = lines.clone().next();
-    if events_header_at(text).is_some() && !first.is_some_and(|l| l.starts_with("Name:")) {
-        // The `Events:` section of a pod's describe, pasted alone (with or without a few fields above it).
+    let events_alone =
+        || events_header_at(text).is_some() || text.lines().take(4096).any(|l| loose_event_row(l).is_some());
+    if !first.is_some_and(|l| l.starts_with("Name:")) && events_alone() {
+        // The `Events:` section of a pod's describe (or only its rows), pasted alone.
         return !first.is_some_and(|l| crate::table::sniff(l.as_bytes()));
     }
     if !lines.next().is_some_and(|l| l.starts_with("Name:")) {
-        return false;
+        // Describe's fields pasted without their `Name:`, unless the text opens as a kubectl table.
+        return !first.is_some_and(|l| crate::table::sniff(l.as_bytes())) && headed_excerpt(text).is_some();
     }
     let head: Vec<&str> = lines.take(80).collect();
     let has = |k: &str| head.iter().any(|l| l.starts_with(k));
@@ -58,6 +61,79 @@ fn events_header_at(text: &str) -> Option<usize> {
                     == ["Type", "Reason", "Age", "From", "Message"]
             })
     })
+}
+
+/// The pod an excerpt without its `Name:` is read as.
+const EXCERPT_POD: &str = "default/unnamed-pod";
+
+/// Fields describe prints for a pod or its containers, capitalized as it prints them (a YAML manifest's
+/// keys are not).
+const DESCRIBE_FIELDS: &[&str] = &[
+    "Status",
+    "State",
+    "Last State",
+    "Reason",
+    "Message",
+    "Restart Count",
+    "Exit Code",
+    "Ready",
+    "Started",
+    "Finished",
+    "Containers",
+    "Init Containers",
+    "Mounts",
+    "Conditions",
+    "Node",
+    "Start Time",
+    "Namespace",
+    "Labels",
+    "Annotations",
+    "Image",
+    "Image ID",
+    "Container ID",
+    "Controlled By",
+    "QoS Class",
+    "Volumes",
+];
+
+/// Lines of describe's fields pasted without the `Name:` that starts them (the state of a container, a
+/// pod's `Status:`/`Reason:`/`Message:`, a describe whose first line lost a character): the text with
+/// a `Name:` (and `Namespace:`) put above it, and the container's lines put under `Containers:` when the
+/// excerpt is one container's (`State:` with no pod `Status:`). `None` when fewer than two lines are
+/// describe's fields, or the text is a manifest.
+fn headed_excerpt(text: &str) -> Option<String> {
+    fn field(l: &str) -> Option<&str> {
+        let (k, v) = l.trim().split_once(':')?;
+        (DESCRIBE_FIELDS.contains(&k) && (v.is_empty() || v.starts_with([' ', '\t']))).then_some(k)
+    }
+    let keys: Vec<(usize, &str)> =
+        text.lines().filter_map(|l| field(l).map(|k| (l.len() - l.trim_start().len(), k))).collect();
+    let manifest = text
+        .lines()
+        .any(|l| l.starts_with("apiVersion:") || l.starts_with("kind:") || l.trim_start().starts_with(['{', '[']));
+    if keys.len() < 2 || manifest {
+        return None;
+    }
+    let pod_status = keys.iter().any(|&(i, k)| i == 0 && k == "Status");
+    let has_containers = keys.iter().any(|&(i, k)| i == 0 && k == "Containers");
+    let mut out = format!("Name:         {}\n", EXCERPT_POD.split_once('/').unwrap().1);
+    if !keys.iter().any(|&(i, k)| i == 0 && k == "Namespace") {
+        out.push_str("Namespace:    default\n");
+    }
+    if !pod_status && !has_containers && keys.iter().any(|&(_, k)| k == "State" || k == "Last State") {
+        // One container's lines: under a container at describe's indentation (four spaces and deeper).
+        let base = text.lines().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min()?;
+        out.push_str("Status:       \nContainers:\n  container-1:\n");
+        for l in text.lines() {
+            let l = l.get(base.min(l.len() - l.trim_start().len())..).unwrap_or(l);
+            out.push_str("    ");
+            out.push_str(l);
+            out.push('\n');
+        }
+    } else {
+        out.push_str(text);
+    }
+    Some(out)
 }
 
 /// Tabs expanded to eight-column stops: kubectl before 1.8 padded describe's columns with tabs.
@@ -183,8 +259,22 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
         .map(|(i, _)| i)
         .collect();
     if starts.is_empty() {
-        if events_header_at(&text).is_some() {
+        if events_header_at(&text).is_some() || lines.iter().any(|l| loose_event_row(l.text).is_some()) {
             return Ok(events_alone(&lines, anchor));
+        }
+        if let Some(whole) = headed_excerpt(&text) {
+            let (objs, mut warnings) = objects(&whole, anchor)?;
+            warnings.insert(
+                0,
+                format!(
+                    "describe fields with no `Name:` above them: read as one pod ({EXCERPT_POD}{})",
+                    match whole.contains("\n  container-1:\n") {
+                        true => ", its container's lines as those of one container",
+                        false => "",
+                    }
+                ),
+            );
+            return Ok((objs, warnings));
         }
         return Err(Bad { line: 1, msg: "no `Name:` line: not kubectl describe output".into() });
     }
@@ -538,25 +628,47 @@ fn events(
         }
     }
     for (i, row) in table(events).into_iter().enumerate() {
-        let [type_, reason, age_col, from, message] = row[..] else {
-            // A row cut short (pasted text): not an event.
-            continue;
-        };
-        let (last, count, over) = age(age_col);
-        out.push(event_value(
-            EventRow {
-                id: format!("{name}.describe-{i}"),
-                object: (kind, name, namespace),
-                type_,
-                reason,
-                message,
-                count,
-                first: over.and_then(|d| back(anchor, d)),
-                last: last.and_then(|d| back(anchor, d)),
-            },
-            from,
-        ));
+        // A row cut short (pasted text) is not an event.
+        if row.len() == 5 {
+            out.push(event_of(&row, i, (kind, name, namespace), anchor));
+        }
     }
+}
+
+/// One row of describe's events (`Type Reason Age From Message`) as an Event about `about`.
+fn event_of(row: &[&str], i: usize, about: (&str, &str, &str), anchor: Timestamp) -> Value {
+    let (last, count, over) = age(row[2]);
+    event_value(
+        EventRow {
+            id: format!("{}.describe-{i}", about.1),
+            object: about,
+            type_: row[0],
+            reason: row[1],
+            message: row[4],
+            count,
+            first: over.and_then(|d| back(anchor, d)),
+            last: last.and_then(|d| back(anchor, d)),
+        },
+        row[3],
+    )
+}
+
+/// A row of describe's events pasted without its section and header: `Normal|Warning`, a reason, an age
+/// (`2s (x5 over 54s)`, `<unknown>`), the reporting component, the message, cells apart by two spaces or
+/// more (and markdown bold around the row, as tickets have it).
+fn loose_event_row(text: &str) -> Option<Vec<&str>> {
+    let t = text.trim().trim_matches('*').trim();
+    let mut cells = Vec::with_capacity(5);
+    let mut rest = t;
+    while cells.len() < 4 {
+        let i = rest.find("  ")?;
+        cells.push(&rest[..i]);
+        rest = rest[i..].trim_start();
+    }
+    cells.push(rest);
+    let aged = cells[2] == "<unknown>" || age(cells[2]).0.is_some();
+    let word = |c: &str| !c.is_empty() && c.chars().all(|c| c.is_ascii_alphanumeric());
+    (matches!(cells[0], "Normal" | "Warning") && word(cells[1]) && aged && !cells[4].is_empty()).then_some(cells)
 }
 
 /// The `Events:` section of one pod's describe, pasted without the pod above it (the usual excerpt in a
@@ -567,9 +679,15 @@ fn events(
 /// make no pod: nothing in them says it is stuck.
 fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<String>) {
     let mut warnings = Vec::new();
-    let rows: Vec<Vec<&str>> = table(section(lines, "Events")).into_iter().filter(|r| r.len() == 5).collect();
+    let sec = section(lines, "Events");
+    let rows: Vec<Vec<&str>> = match sec.is_empty() {
+        false => table(sec).into_iter().filter(|r| r.len() == 5).collect(),
+        true => lines.iter().filter_map(|l| loose_event_row(l.text)).collect(),
+    };
+    let rows: Vec<Vec<&str>> =
+        rows.into_iter().map(|r| r.into_iter().map(|c| c.trim_matches('*').trim()).collect()).collect();
     fn reason<'a>(r: &[&'a str]) -> &'a str {
-        r[1].trim_matches('*')
+        r[1]
     }
     let assigned = rows.iter().find(|r| reason(r) == "Scheduled").and_then(|r| {
         let rest = r[4].trim_matches('*').strip_prefix("Successfully assigned ")?;
@@ -609,12 +727,17 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
     } else {
         None
     };
-    let line = lines.iter().find(|l| l.indent == 0 && l.text == "Events:").map_or(1, |l| l.no);
+    let line = lines
+        .iter()
+        .find(|l| (l.indent == 0 && l.text == "Events:") || loose_event_row(l.text).is_some())
+        .map_or(1, |l| l.no);
+    let about = ("Pod", name, namespace);
+    let events: Vec<Value> = rows.iter().enumerate().map(|(i, r)| event_of(r, i, about, anchor)).collect();
     let Some(status) = status else {
         warnings.push(format!(
-            "line {line}: an `Events:` section with no pod above it, and no event in it says the pod is stuck: no pod read"
+            "line {line}: an `Events:` section with no pod above it, and no event in it says the pod is stuck: its events are read, no pod"
         ));
-        return (Vec::new(), warnings);
+        return (events, warnings);
     };
     warnings.push(format!(
         "line {line}: an `Events:` section with no pod above it: read as the events of one pod ({namespace}/{name}), {status} as its events say"
@@ -639,7 +762,7 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
             json!([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": m}]);
     }
     let mut out = vec![pod];
-    events(lines, anchor, ("Pod", name, namespace), &mut out, &mut warnings);
+    out.extend(events);
     if status == "Terminating" {
         // Deleted no later than the kubelet's first failure to kill it.
         let first = out[1..]
@@ -859,11 +982,60 @@ mod tests {
     }
 
     #[test]
+    fn event_rows_pasted_without_their_header() {
+        // Two rows of describe's events, the first unindented, the second in markdown bold.
+        let text = "Warning  Failed     0s (x2 over 17s)  kubelet, node2  Failed to pull image \"repo/app:v7.5.x\": rpc error: code = Unknown desc = manifest unknown\n  **Warning  Failed     0s (x2 over 17s)  kubelet, node2  Error: ErrImagePull**\n";
+        assert!(sniff(text.as_bytes()));
+        let (objs, _) = objects(text, at()).unwrap();
+        assert_eq!(objs[0]["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "ImagePullBackOff");
+        assert_eq!(objs[0]["spec"]["containers"][0]["image"], "repo/app:v7.5.x");
+        assert_eq!(objs[0]["spec"]["nodeName"], "node2");
+        assert_eq!(objs[2]["message"], "Error: ErrImagePull", "bold marks dropped");
+        assert_eq!(objs[2]["count"], 2);
+        // Not rows: prose, a log line, a `get events` row.
+        for t in [
+            "Warning: the pod is failing  again",
+            "E0905 10:01:02.123456    1234 pod_workers.go:190] Error syncing pod",
+            "2m          Warning   BackOff   pod/web-0   Back-off restarting failed container",
+        ] {
+            assert!(loose_event_row(t).is_none(), "{t}");
+        }
+    }
+
+    #[test]
+    fn describe_fields_pasted_without_their_name() {
+        // A pod's own fields: read as one pod.
+        let text = "Status:         Failed\nReason:         Evicted\nMessage:        The node was low on resource: ephemeral-storage.\n";
+        assert!(sniff(text.as_bytes()));
+        let (objs, warnings) = objects(text, at()).unwrap();
+        assert_eq!(objs[0]["metadata"]["name"], "unnamed-pod");
+        assert_eq!(objs[0]["status"]["reason"], "Evicted");
+        assert_eq!(objs[0]["status"]["phase"], "Failed");
+        assert!(warnings[0].contains("no `Name:` above them"), "{warnings:?}");
+        // One container's lines, indented as describe indents them: put under a container.
+        let text = "    State:          Waiting\n      Reason:       CrashLoopBackOff\n    Last State:     Terminated\n      Reason:       Error\n      Exit Code:    1\n    Ready:          False\n    Restart Count:  12\n";
+        assert!(sniff(text.as_bytes()));
+        let (objs, _) = objects(text, at()).unwrap();
+        let c = &objs[0]["status"]["containerStatuses"][0];
+        assert_eq!(c["state"]["waiting"]["reason"], "CrashLoopBackOff");
+        assert_eq!(c["lastState"]["terminated"]["exitCode"], 1);
+        assert_eq!(c["restartCount"], 12);
+        // Not describe: a manifest's keys, prose with one capitalized field, a log line.
+        for t in [
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nstatus:\n  phase: Running\n",
+            "Status: it is broken again\nwe tried everything\n",
+            "Nov 28 10:00:00 node-1 kubelet[123]: Status: ok\n",
+        ] {
+            assert!(headed_excerpt(t).is_none(), "{t}");
+        }
+    }
+
+    #[test]
     fn events_that_say_nothing_is_stuck_make_no_pod() {
         let text = "Events:\n  Type     Reason     Age                From     Message\n  ----     ------     ----               ----     -------\n  Warning  Unhealthy  49m (x4 over 49m)  kubelet  Readiness probe failed: HTTP probe failed with statuscode: 503\n";
         assert!(sniff(text.as_bytes()));
         let (objs, warnings) = objects(text, at()).unwrap();
-        assert!(objs.is_empty(), "{objs:?}");
+        assert!(objs.iter().all(|o| o["kind"] == "Event"), "{objs:?}");
         assert!(warnings[0].contains("no event in it says the pod is stuck"), "{warnings:?}");
         // A `get events` table is not a describe section.
         assert!(!sniff(b"LAST SEEN   TYPE      REASON    OBJECT      MESSAGE\n2m          Warning   BackOff   pod/web-0   Back-off restarting failed container\n"));

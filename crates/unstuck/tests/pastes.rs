@@ -16,9 +16,9 @@ use serde_json::Value;
 /// Held-out cases passed (recall and look-alikes), never tuned on: 5 at the one evaluation before any
 /// tuning (corpus/pastes/README.md); the figure after tuning on the tuning split is the floor.
 const HELDOUT_FLOOR: usize = HELDOUT_AFTER_TUNING;
-const HELDOUT_AFTER_TUNING: usize = 9;
+const HELDOUT_AFTER_TUNING: usize = 12;
 /// Tuning cases passed (recall and look-alikes): 4 of 31 before tuning.
-const TUNING_FLOOR: usize = 12;
+const TUNING_FLOOR: usize = 19;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
