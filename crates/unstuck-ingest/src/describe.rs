@@ -242,6 +242,45 @@ pub(crate) fn back(anchor: Timestamp, d: SignedDuration) -> Option<String> {
 
 /// The pods (and their events) of a describe text, as API objects; times counted back from `anchor`.
 pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
+    let (mut out, mut warnings) = described(text, anchor)?;
+    tables_beside(text, anchor, &mut out, &mut warnings);
+    Ok((out, warnings))
+}
+
+/// The `kubectl get` tables pasted beside describe text (`$ kubectl get pods` and its rows, up to a blank
+/// line): their pods, nodes and events, but not a pod the describe text already gave. A table that does not
+/// read is skipped with a warning; the describe text still counts.
+fn tables_beside(text: &str, anchor: Timestamp, out: &mut Vec<Value>, warnings: &mut Vec<String>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let key = |v: &Value| (v["kind"].clone(), v["metadata"]["namespace"].clone(), v["metadata"]["name"].clone());
+    let mut i = 0;
+    while i < lines.len() {
+        if !crate::table::is_header(lines[i].trim_end_matches('\r')) {
+            i += 1;
+            continue;
+        }
+        let start = if i > 0 && crate::table::command(lines[i - 1]).is_some() { i - 1 } else { i };
+        let mut end = i + 1;
+        while end < lines.len() && !lines[end].trim().is_empty() && crate::table::command(lines[end]).is_none() {
+            end += 1;
+        }
+        match crate::table::objects(&lines[start..end].join("\n"), anchor) {
+            Ok((objs, ws)) => {
+                let have: Vec<_> = out.iter().map(key).collect();
+                out.extend(objs.into_iter().filter(|o| o["kind"] == "Event" || !have.contains(&key(o))));
+                warnings.extend(ws.into_iter().map(|w| format!("the table at line {}: {w}", i + 1)));
+            }
+            Err(b) => warnings.push(format!(
+                "line {}: a kubectl table beside the describe text is not read: {}",
+                start + b.line,
+                b.msg
+            )),
+        }
+        i = end;
+    }
+}
+
+fn described(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
     let text = expand_tabs(text);
     let lines: Vec<Line> = text
         .lines()
@@ -263,7 +302,7 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
             return Ok(events_alone(&lines, anchor));
         }
         if let Some(whole) = headed_excerpt(&text) {
-            let (objs, mut warnings) = objects(&whole, anchor)?;
+            let (objs, mut warnings) = described(&whole, anchor)?;
             warnings.insert(
                 0,
                 format!(
@@ -1028,6 +1067,26 @@ mod tests {
         ] {
             assert!(headed_excerpt(t).is_none(), "{t}");
         }
+    }
+
+    #[test]
+    fn a_get_table_pasted_beside_the_describe_text() {
+        let text = "Name:         web-0\nNamespace:    shop\nNode:         n1/10.0.0.1\nStatus:       Pending\n\n$ kubectl get pods -n shop\nNAME    READY   STATUS             RESTARTS   AGE\nweb-0   0/1     Pending            0          5m\nweb-1   0/1     CrashLoopBackOff   7          20m\n\n$ kubectl get nodes\nNAME   STATUS\nn1 Ready\n";
+        let (objs, warnings) = objects(text, at()).unwrap();
+        let pods: Vec<_> = objs.iter().filter(|o| o["kind"] == "Pod").map(|o| o["metadata"]["name"].clone()).collect();
+        assert_eq!(pods, ["web-0", "web-1"], "web-0 once, as describe gave it");
+        assert_eq!(objs[0]["spec"]["nodeName"], "n1");
+        assert_eq!(objs[1]["metadata"]["namespace"], "shop", "the command's -n");
+        assert_eq!(objs[1]["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "CrashLoopBackOff");
+        // `NAME STATUS` alone is no table kubectl prints for nodes: skipped, not an error.
+        assert!(!warnings.iter().any(|w| w.contains("line 13")), "{warnings:?}");
+        let broken = "Name:         web-0\nNamespace:    shop\nNode:         n1/10.0.0.1\nStatus:       Pending\n\nNAME    READY   STATUS    RESTARTS   AGE\nweb-1 0/1 Pending 0 5m\n";
+        let (objs, warnings) = objects(broken, at()).unwrap();
+        assert_eq!(objs.len(), 1);
+        assert!(
+            warnings.iter().any(|w| w.starts_with("line 7: a kubectl table beside the describe text is not read")),
+            "{warnings:?}"
+        );
     }
 
     #[test]

@@ -80,6 +80,11 @@ fn words(line: &str) -> Vec<(String, usize)> {
     out
 }
 
+/// Whether a line is the header of a table kubectl prints.
+pub(crate) fn is_header(line: &str) -> bool {
+    header(line).is_some()
+}
+
 /// The kind of table a header line starts, if it is one kubectl prints.
 fn header(line: &str) -> Option<Header> {
     let cols = words(line);
