@@ -63,6 +63,9 @@ fn events_header_at(text: &str) -> Option<usize> {
     })
 }
 
+/// The node of a pod read from events alone that are past scheduling but name no node.
+const UNKNOWN_NODE: &str = "unnamed-node";
+
 /// The pod an excerpt without its `Name:` is read as.
 const EXCERPT_POD: &str = "default/unnamed-pod";
 
@@ -781,6 +784,11 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
     warnings.push(format!(
         "line {line}: an `Events:` section with no pod above it: read as the events of one pod ({namespace}/{name}), {status} as its events say"
     ));
+    if node.is_none() && status != "Pending" {
+        // Past scheduling (a kubelet reported on it), on a node its events do not name (kubectl 1.20+ prints
+        // `kubelet` alone as the source).
+        warnings.push(format!("line {line}: the events do not name the pod's node: it is called `{UNKNOWN_NODE}`"));
+    }
     let restarts = i64::from(status == "CrashLoopBackOff");
     let (phase, reason_, cs, _) = crate::table::pod_state(status, 0, 1, restarts);
     let image = rows.iter().find_map(|r| {
@@ -791,7 +799,7 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace, "uid": made_up_uid(DESCRIBE_TEXT, namespace, name)},
-        "spec": {"nodeName": node.unwrap_or(""), "containers": [{"name": "container-1", "image": image.unwrap_or("")}]},
+        "spec": {"nodeName": node.unwrap_or(UNKNOWN_NODE), "containers": [{"name": "container-1", "image": image.unwrap_or("")}]},
         "status": {"phase": phase, "reason": reason_, "containerStatuses": cs},
     });
     if status == "Pending" {
@@ -1008,6 +1016,12 @@ mod tests {
         assert_eq!(pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "ContainerCreating");
         assert_eq!(objs.len(), 4, "the pod and its three events");
         assert!(warnings.iter().any(|w| w.contains("no pod above it") && w.contains("shop/kafka-0")), "{warnings:?}");
+        // kubectl 1.20+ prints `kubelet` alone: the pod was placed, on a node the events do not name.
+        let mount = "Events:\n  Type     Reason       Age                 From     Message\n  ----     ------       ----                ----     -------\n  Warning  FailedMount  48s (x21 over 27m)  kubelet  MountVolume.SetUp failed for volume \"config\" : configmap \"kube-apiserver\" not found\n";
+        let (objs, warnings) = objects(mount, at()).unwrap();
+        assert_eq!(objs[0]["spec"]["nodeName"], UNKNOWN_NODE);
+        assert_eq!(objs[0]["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "ContainerCreating");
+        assert!(warnings.iter().any(|w| w.contains("do not name the pod's node")), "{warnings:?}");
         // Only FailedScheduling: a pod no node was found for, with the scheduler's message as its condition.
         let sched = "Events:\n  Type     Reason            Age                From               Message\n  ----     ------            ----               ----               -------\n  Warning  FailedScheduling  4m (x53 over 19m)  default-scheduler  pod has unbound PersistentVolumeClaims\n";
         let (objs, _) = objects(sched, at()).unwrap();
