@@ -134,12 +134,7 @@ pub fn score_output_corpus(
     let dir = root().join("corpus").join(dir);
     let cases: Vec<OutputCase> =
         serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join("cases.yaml")).unwrap()).unwrap();
-    let split: BTreeMap<String, String> = std::fs::read_to_string(dir.join("split.tsv"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split_once('\t').map(|(a, b)| (a.to_string(), b.to_string())))
-        .collect();
+    let split = load_split(&dir.join("split.tsv"));
     assert!(cases.len() >= min_cases, "{} cases", cases.len());
     let mut score: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     let mut misses = Vec::new();
@@ -186,4 +181,40 @@ pub fn saved_text(text: impl AsRef<[u8]>, name: &str, at: &str) -> (tempfile::Te
     let f = std::fs::File::options().write(true).open(&p).unwrap();
     f.set_modified(std::time::SystemTime::from(t)).unwrap();
     (dir, p)
+}
+
+/// A corpus's frozen split (`id<TAB>tuning|heldout`, `#` comments).
+pub fn load_split(p: &Path) -> std::collections::BTreeMap<String, String> {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (id, s) = l.split_once('\t').unwrap_or_else(|| panic!("{}: bad line {l:?}", p.display()));
+            assert!(s == "tuning" || s == "heldout", "{}: {l:?}", p.display());
+            (id.to_string(), s.to_string())
+        })
+        .collect()
+}
+
+/// Cases passed of cases run, for a corpus document's cells.
+#[derive(Default, Clone, Copy)]
+pub struct Tally {
+    pub n: usize,
+    pub ok: usize,
+}
+
+impl Tally {
+    pub fn add(&mut self, ok: bool) {
+        self.n += 1;
+        self.ok += ok as usize;
+    }
+
+    /// `ok/n (pct%)`, never "100%" for a rule or split that missed one; `–` for none.
+    pub fn cell(&self) -> String {
+        if self.n == 0 {
+            return "–".into();
+        }
+        let pct = (100.0 * self.ok as f64 / self.n as f64).round().min(if self.ok < self.n { 99.0 } else { 100.0 });
+        format!("{}/{} ({pct:.0}%)", self.ok, self.n)
+    }
 }

@@ -13,6 +13,8 @@
 
 mod common;
 
+use common::Tally;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -107,16 +109,7 @@ fn load_cases() -> Vec<(String, Case)> {
 }
 
 fn load_split() -> BTreeMap<String, String> {
-    let p = common::root().join("corpus/split.tsv");
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let (id, s) = l.split_once('\t').unwrap_or_else(|| panic!("split.tsv: bad line {l:?}"));
-            assert!(s == "tuning" || s == "heldout", "split.tsv: {l:?}");
-            (id.to_string(), s.to_string())
-        })
-        .collect()
+    common::load_split(&common::root().join("corpus/split.tsv"))
 }
 
 /// What the text says about the pod it concerns: namespace, name, UID, container ID, container name.
@@ -693,28 +686,6 @@ fn run_case(c: &Case) -> Outcome {
         _ => findings.iter().any(|f| f["rule"] == json!(c.expect)),
     };
     Outcome { pass, got: pod_rule.unwrap_or_else(|| if all.is_empty() { "-".into() } else { all.join(",") }) }
-}
-
-#[derive(Default, Clone, Copy)]
-struct Tally {
-    n: usize,
-    ok: usize,
-}
-
-impl Tally {
-    fn add(&mut self, ok: bool) {
-        self.n += 1;
-        self.ok += ok as usize;
-    }
-    fn cell(&self) -> String {
-        if self.n == 0 {
-            "–".into()
-        } else {
-            // Never "100%" for a rule or split that missed one.
-            let pct = (100.0 * self.ok as f64 / self.n as f64).round().min(if self.ok < self.n { 99.0 } else { 100.0 });
-            format!("{}/{} ({pct:.0}%)", self.ok, self.n)
-        }
-    }
 }
 
 #[test]

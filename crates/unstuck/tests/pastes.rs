@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::Tally;
+
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -86,36 +88,11 @@ fn run_case(c: &Case, text: &[u8]) -> Outcome {
     Outcome { pass, got }
 }
 
-#[derive(Default, Clone, Copy)]
-struct Tally {
-    n: usize,
-    ok: usize,
-}
-
-impl Tally {
-    fn add(&mut self, ok: bool) {
-        self.n += 1;
-        self.ok += ok as usize;
-    }
-    fn cell(&self) -> String {
-        if self.n == 0 {
-            return "–".into();
-        }
-        let pct = (100.0 * self.ok as f64 / self.n as f64).round().min(if self.ok < self.n { 99.0 } else { 100.0 });
-        format!("{}/{} ({pct:.0}%)", self.ok, self.n)
-    }
-}
-
 #[test]
 fn diagnose_on_the_fields_describe_pastes() {
     let dir = common::root().join("corpus/pastes");
     let cases: Vec<Case> = serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join("cases.yaml")).unwrap()).unwrap();
-    let split: BTreeMap<String, String> = std::fs::read_to_string(dir.join("split.tsv"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split_once('\t').map(|(a, b)| (a.to_string(), b.to_string())))
-        .collect();
+    let split = common::load_split(&dir.join("split.tsv"));
     assert!(cases.len() >= 40, "{} cases", cases.len());
     let mut ids = std::collections::HashSet::new();
     // `UNSTUCK_CORPUS_SPLIT=tuning`: only that split, while tuning (held-out results are not looked at).
