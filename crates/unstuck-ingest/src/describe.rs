@@ -32,8 +32,7 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
     // A pasted ticket may open with the command it ran (`$ kubectl describe pod web-0`).
     let mut lines = text.lines().filter(|l| !l.trim().is_empty()).skip_while(|l| crate::table::command(l).is_some());
     let first = lines.clone().next();
-    let events_alone =
-        || events_header_at(text).is_some() || text.lines().take(4096).any(|l| loose_event_row(l).is_some());
+    let events_alone = || events_header_at(text).is_some() || text.lines().take(4096).any(|l| event_cells(l).is_some());
     if !first.is_some_and(|l| l.starts_with("Name:")) && events_alone() {
         // The `Events:` section of a pod's describe (or only its rows), pasted alone.
         return !first.is_some_and(|l| crate::table::sniff(l.as_bytes()));
@@ -59,6 +58,7 @@ fn events_header_at(text: &str) -> Option<usize> {
             && lines[i + 1..].iter().find(|l| !l.trim().is_empty()).is_some_and(|h| {
                 h.trim().trim_matches('*').split_whitespace().collect::<Vec<_>>()
                     == ["Type", "Reason", "Age", "From", "Message"]
+                    || old_events_header(h)
             })
     })
 }
@@ -301,7 +301,7 @@ fn described(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>),
         .map(|(i, _)| i)
         .collect();
     if starts.is_empty() {
-        if events_header_at(&text).is_some() || lines.iter().any(|l| loose_event_row(l.text).is_some()) {
+        if events_header_at(&text).is_some() || lines.iter().any(|l| event_cells(l.text).is_some()) {
             return Ok(events_alone(&lines, anchor));
         }
         if let Some(whole) = headed_excerpt(&text) {
@@ -659,6 +659,13 @@ fn events(
     let events = section(block, "Events");
     // kubectl since 1.10; older ones printed `FirstSeen LastSeen Count From SubObjectPath Type Reason Message`.
     if let Some(h) = events.iter().find(|l| !l.text.is_empty()) {
+        if old_events_header(h.text) {
+            let rows = events.iter().filter_map(|l| event_cells(l.text));
+            for (i, r) in rows.enumerate() {
+                out.push(event_of(&r.each_ref().map(String::as_str), i, (kind, name, namespace), anchor));
+            }
+            return;
+        }
         if h.text.split_whitespace().collect::<Vec<_>>() != ["Type", "Reason", "Age", "From", "Message"] {
             warnings.push(format!(
                 "line {}: {} {name}: events table in an older layout ({}): its events are not read",
@@ -709,8 +716,66 @@ fn loose_event_row(text: &str) -> Option<Vec<&str>> {
     }
     cells.push(rest);
     let aged = cells[2] == "<unknown>" || age(cells[2]).0.is_some();
-    let word = |c: &str| !c.is_empty() && c.chars().all(|c| c.is_ascii_alphanumeric());
-    (matches!(cells[0], "Normal" | "Warning") && word(cells[1]) && aged && !cells[4].is_empty()).then_some(cells)
+    (matches!(cells[0], "Normal" | "Warning") && reason_word(cells[1]) && aged && !cells[4].is_empty()).then_some(cells)
+}
+
+/// An event's reason: one word (`FailedMount`, `BackOff`).
+fn reason_word(c: &str) -> bool {
+    !c.is_empty() && c.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// A row of describe's events in any layout a ticket has it, as today's five cells (`Type Reason Age From
+/// Message`): today's (cells two spaces apart, or one when the paste collapsed them), or kubectl before
+/// 1.10's `FirstSeen LastSeen Count From SubObjectPath Type Reason Message` (tabs or spaces; its age
+/// written as today's `LAST (xCOUNT over FIRST)`).
+fn event_cells(text: &str) -> Option<[String; 5]> {
+    if let Some(c) = loose_event_row(text) {
+        return Some([c[0], c[1], c[2], c[3], c[4]].map(str::to_string));
+    }
+    let t = text.trim().trim_matches('*').trim();
+    let tok: Vec<&str> = t.split_whitespace().collect();
+    let dur = |s: &str| s == "<invalid>" || s == "<unknown>" || human_duration(s).is_some();
+    // Before 1.10: two ages and a count, the source (`{kubelet node-1}`, `kubelet, node-1`), maybe a
+    // sub-object path, then the type.
+    if tok.len() >= 7 && dur(tok[0]) && dur(tok[1]) && tok[2].parse::<u64>().is_ok() {
+        let k = (4..tok.len() - 1).find(|&k| matches!(tok[k], "Normal" | "Warning") && reason_word(tok[k + 1]))?;
+        let mut from = &tok[3..k];
+        if from.len() > 1 && from[from.len() - 1].starts_with("spec.") {
+            from = &from[..from.len() - 1];
+        }
+        let message = tok[k + 2..].join(" ");
+        if message.is_empty() {
+            return None;
+        }
+        let at = format!("{} (x{} over {})", tok[1], tok[2], tok[0]);
+        return Some([tok[k].into(), tok[k + 1].into(), at, from.join(" "), message]);
+    }
+    // Today's, one space apart: the age may be `3m (x408 over 1h)`, the source `kubelet, node-1`.
+    if tok.len() >= 5 && matches!(tok[0], "Normal" | "Warning") && reason_word(tok[1]) && dur(tok[2]) {
+        let mut i = 3;
+        let mut at = tok[2].to_string();
+        if tok[i].starts_with("(x")
+            && tok.get(i + 1) == Some(&"over")
+            && tok.get(i + 2).is_some_and(|t| t.ends_with(')'))
+        {
+            at = tok[2..i + 3].join(" ");
+            i += 3;
+        }
+        let from_end = if tok.get(i).is_some_and(|t| t.ends_with(',')) { i + 2 } else { i + 1 };
+        let from = tok.get(i..from_end)?.join(" ");
+        let message = tok.get(from_end..).map(|m| m.join(" ")).unwrap_or_default();
+        if message.is_empty() {
+            return None;
+        }
+        return Some([tok[0].into(), tok[1].into(), at, from, message]);
+    }
+    None
+}
+
+/// Whether a header line is that of kubectl before 1.10's events (`FirstSeen LastSeen Count From …`).
+fn old_events_header(h: &str) -> bool {
+    let w: Vec<&str> = h.trim().trim_matches('*').split_whitespace().collect();
+    w.starts_with(&["FirstSeen", "LastSeen", "Count", "From"]) && w.contains(&"Reason")
 }
 
 /// The `Events:` section of one pod's describe, pasted without the pod above it (the usual excerpt in a
@@ -722,12 +787,16 @@ fn loose_event_row(text: &str) -> Option<Vec<&str>> {
 fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<String>) {
     let mut warnings = Vec::new();
     let sec = section(lines, "Events");
-    let rows: Vec<Vec<&str>> = match sec.is_empty() {
-        false => table(sec).into_iter().filter(|r| r.len() == 5).collect(),
-        true => lines.iter().filter_map(|l| loose_event_row(l.text)).collect(),
+    let modern = sec.iter().find(|l| !l.text.is_empty()).is_some_and(|h| !old_events_header(h.text));
+    let owned: Vec<[String; 5]> = match modern {
+        true => table(sec)
+            .into_iter()
+            .filter(|r| r.len() == 5)
+            .map(|r| [r[0], r[1], r[2], r[3], r[4]].map(|c| c.trim_matches('*').trim().to_string()))
+            .collect(),
+        false => lines.iter().filter_map(|l| event_cells(l.text)).collect(),
     };
-    let rows: Vec<Vec<&str>> =
-        rows.into_iter().map(|r| r.into_iter().map(|c| c.trim_matches('*').trim()).collect()).collect();
+    let rows: Vec<Vec<&str>> = owned.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
     fn reason<'a>(r: &[&'a str]) -> &'a str {
         r[1]
     }
@@ -736,42 +805,66 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
         let (who, node) = rest.split_once(" to ")?;
         Some((who.split_once('/').unwrap_or(("default", who)), node.trim()))
     });
+    // Older kubelets name the pod in their messages: `… for pod "web-0_shop(8f2c…)"`.
+    let named = || {
+        rows.iter().find_map(|r| {
+            let i = r[4].find("for pod \"")? + 9;
+            let id = r[4][i..].split('"').next()?;
+            let (name, ns) = id.split_once('(')?.0.rsplit_once('_')?;
+            (!name.is_empty() && !ns.is_empty()).then_some((ns, name))
+        })
+    };
     let ((namespace, name), sched_node) = match assigned {
         Some((who, node)) => (who, Some(node)),
-        None => (("default", "unnamed-pod"), None),
+        None => (named().unwrap_or(("default", "unnamed-pod")), None),
     };
     let node = sched_node
-        .or_else(|| rows.iter().find_map(|r| r[3].split_once(',').map(|(_, h)| h.trim()).filter(|h| !h.is_empty())));
+        .or_else(|| rows.iter().find_map(|r| r[3].split_once(',').map(|(_, h)| h.trim()).filter(|h| !h.is_empty())))
+        .or_else(|| {
+            // `{kubelet node-1}` (before 1.10).
+            rows.iter().find_map(|r| r[3].strip_prefix("{kubelet ")?.strip_suffix('}').map(str::trim))
+        });
     let msg_has = |r: &Vec<&str>, w: &str| r[4].contains(w);
     let any = |f: &dyn Fn(&Vec<&str>) -> bool| rows.iter().any(f);
+    // Describe lists events oldest first: a failure followed by progress (the image pulled, the container
+    // created or started) is one the pod got past.
+    let last = |rs: &[&str]| rows.iter().rposition(|r| rs.contains(&reason(r)));
+    let since = |rs: &[&str], f: &dyn Fn(&Vec<&str>) -> bool| {
+        let from = last(rs).map_or(0, |i| i + 1);
+        rows[from..].iter().any(f)
+    };
     let status = if any(&|r| reason(r) == "Evicted") {
         Some("Evicted")
     } else if any(&|r| reason(r) == "FailedKillPod") {
         Some("Terminating")
     } else if any(&|r| reason(r) == "BackOff" && msg_has(r, "restarting failed container")) {
         Some("CrashLoopBackOff")
-    } else if any(&|r| {
+    } else if since(&["Pulled", "Created", "Started"], &|r| {
         matches!(reason(r), "Failed" | "BackOff" | "ErrImagePull")
             && (msg_has(r, "pull image") || msg_has(r, "pulling image"))
     }) {
         Some("ImagePullBackOff")
-    } else if any(&|r| {
+    } else if since(&["Created", "Started"], &|r| {
         reason(r) == "Failed"
-            && (msg_has(r, "CreateContainerConfigError") || (msg_has(r, "Error: ") && msg_has(r, "not found")))
+            && (msg_has(r, "CreateContainerConfigError")
+                || msg_has(r, "Error: ") && (msg_has(r, "not found") || msg_has(r, "couldn't find key")))
     }) {
         Some("CreateContainerConfigError")
-    } else if any(&|r| {
+    } else if since(&["Pulling", "Pulled", "Created", "Started"], &|r| {
         matches!(reason(r), "FailedMount" | "FailedAttachVolume" | "FailedMapVolume" | "FailedCreatePodSandBox")
     }) {
         Some("ContainerCreating")
-    } else if any(&|r| reason(r) == "FailedScheduling") && assigned.is_none() {
+    } else if any(&|r| reason(r) == "FailedScheduling")
+        && assigned.is_none()
+        && last(&["Pulling", "Pulled", "Created", "Started"]).is_none()
+    {
         Some("Pending")
     } else {
         None
     };
     let line = lines
         .iter()
-        .find(|l| (l.indent == 0 && l.text == "Events:") || loose_event_row(l.text).is_some())
+        .find(|l| (l.indent == 0 && l.text == "Events:") || event_cells(l.text).is_some())
         .map_or(1, |l| l.no);
     let about = ("Pod", name, namespace);
     let events: Vec<Value> = rows.iter().enumerate().map(|(i, r)| event_of(r, i, about, anchor)).collect();
@@ -1101,6 +1194,33 @@ mod tests {
             warnings.iter().any(|w| w.starts_with("line 7: a kubectl table beside the describe text is not read")),
             "{warnings:?}"
         );
+    }
+
+    #[test]
+    fn events_in_older_and_collapsed_layouts() {
+        // kubectl before 1.10, tab-padded, the pod named only in the kubelet's message.
+        let old = "Events:\n  FirstSeen\tLastSeen\tCount\tFrom\t\t\tSubObjectPath\tType\t\tReason\t\tMessage\n  ---------\t--------\t-----\t----\t\t\t-------------\t--------\t------\t\t-------\n  6m\t\t2m\t\t3\t{kubelet 192.168.0.12}\t\t\tWarning\t\tFailedMount\tUnable to mount volumes for pod \"web-1_shop(abf79c0f-8343-11e7)\": timeout expired\n";
+        assert!(sniff(old.as_bytes()));
+        let (objs, _) = objects(old, at()).unwrap();
+        assert_eq!(objs[0]["metadata"]["name"], "web-1");
+        assert_eq!(objs[0]["metadata"]["namespace"], "shop");
+        assert_eq!(objs[0]["spec"]["nodeName"], "192.168.0.12");
+        assert_eq!(objs[1]["reason"], "FailedMount");
+        assert_eq!(objs[1]["count"], 3);
+        assert_eq!(objs[1]["firstTimestamp"], "2024-05-02T11:54:00Z");
+        assert_eq!(objs[1]["lastTimestamp"], "2024-05-02T11:58:00Z");
+        // Today's layout with the whitespace collapsed to single spaces.
+        let one = "Warning FailedKillPod 3m (x408 over 1h) kubelet, 10.179.80.31 error killing pod: rpc error: code = DeadlineExceeded\n";
+        assert!(sniff(one.as_bytes()));
+        let (objs, _) = objects(one, at()).unwrap();
+        assert_eq!(objs[1]["source"]["host"], "10.179.80.31");
+        assert_eq!(objs[1]["count"], 408);
+        assert_eq!(objs[0]["metadata"]["deletionTimestamp"], "2024-05-02T11:00:00Z");
+        // A failure the pod got past (its image pulled afterwards) says nothing about now.
+        let past = "Events:\n  Type     Reason       Age   From     Message\n  ----     ------       ----  ----     -------\n  Warning  FailedMount  32m   kubelet  MountVolume.SetUp failed for volume \"cfg\" : configmap \"cfg\" not found\n  Normal   Pulling      31m   kubelet  pulling image \"nginx\"\n";
+        let (objs, warnings) = objects(past, at()).unwrap();
+        assert!(objs.iter().all(|o| o["kind"] == "Event"), "{objs:?}");
+        assert!(warnings.iter().any(|w| w.contains("no event in it says the pod is stuck")), "{warnings:?}");
     }
 
     #[test]

@@ -15,12 +15,12 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-/// Held-out cases passed (recall and look-alikes), never tuned on: 5 at the one evaluation before any
-/// tuning (corpus/pastes/README.md); the figure after tuning on the tuning split is the floor.
+/// Held-out cases passed (recall and look-alikes) after tuning on the tuning split only, the floor: the
+/// rounds' own evaluations before tuning are in corpus/pastes/README.md.
 const HELDOUT_FLOOR: usize = HELDOUT_AFTER_TUNING;
-const HELDOUT_AFTER_TUNING: usize = 12;
-/// Tuning cases passed (recall and look-alikes): 4 of 31 before tuning.
-const TUNING_FLOOR: usize = 19;
+const HELDOUT_AFTER_TUNING: usize = 21;
+/// Tuning cases passed (recall and look-alikes): 4 of 31 before any tuning.
+const TUNING_FLOOR: usize = 28;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -65,8 +65,8 @@ fn run_case(c: &Case, text: &[u8]) -> Outcome {
     // reader could not name (`unnamed-pod`) is the case's pod whatever its thread calls it.
     let about = |f: &&Value| {
         f["subject"]["kind"] == "Pod"
-            && (name == "?" || f["subject"]["name"] == name || f["subject"]["name"] == "unnamed-pod")
-            && ns.is_none_or(|n| f["subject"]["namespace"] == n)
+            && (f["subject"]["name"] == "unnamed-pod"
+                || (name == "?" || f["subject"]["name"] == name) && ns.is_none_or(|n| f["subject"]["namespace"] == n))
     };
     let first = findings.iter().find(about).and_then(|f| f["rule"].as_str()).map(str::to_string);
     if c.expect == "none" {
