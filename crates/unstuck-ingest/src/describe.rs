@@ -1065,7 +1065,14 @@ mod tests {
         );
         assert_eq!(objs[0]["status"]["conditions"][3]["lastHeartbeatTime"], "2023-03-22T06:48:55Z");
         assert_eq!(objs[0]["status"]["nodeInfo"]["containerRuntimeVersion"], "docker://20.10.7");
-        for text in [text, node] {
+        // Excerpts: events alone (today's and the older layout, collapsed rows), fields without a `Name:`,
+        // a table beside them.
+        let excerpts = [
+            "Events:\n  Type     Reason   Age                From     Message\n  ----     ------   ----               ----     -------\n  Warning  BackOff  2m (x25 over 54m)  kubelet  Back-off restarting failed container\n  Normal   Scheduled  <unknown>  default-scheduler  Successfully assigned a/b to n\n",
+            "Events:\n  FirstSeen\tLastSeen\tCount\tFrom\tSubObjectPath\tType\tReason\tMessage\n  6m\t2m\t3\t{kubelet n1}\tspec.containers{a}\tWarning\tFailedKillPod\tfor pod \"x_y(z)\"\nWarning Failed 3m (x4 over 1h) kubelet, n2 Failed to pull image \"i\"\n",
+            "    State:          Terminated\n      Reason:       OOMKilled\n    Restart Count:  3\n\n$ kubectl get pods\nNAME   READY   STATUS      RESTARTS   AGE\nweb-0  0/1     OOMKilled   4          2m\n",
+        ];
+        for text in [text, node].into_iter().chain(excerpts) {
             let lines: Vec<&str> = text.lines().collect();
             for i in 0..lines.len() {
                 for w in weird {
