@@ -114,9 +114,11 @@ fn header(line: &str) -> Option<Header> {
         Kind::StatefulSets
     } else if cols.len() >= 2
         && has("NAME")
-        && cols
-            .iter()
-            .all(|(n, _)| n.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || " -()/".contains(c)))
+        && cols.iter().all(|(n, _)| {
+            // Capitals, with units in lower case in parentheses (`kubectl top`'s `CPU(cores)`).
+            let bare: String = n.split('(').map(|p| p.split_once(')').map_or(p, |(_, after)| after)).collect();
+            bare.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || " -/%".contains(c))
+        })
     {
         Kind::Other
     } else {
@@ -246,11 +248,19 @@ impl Table<'_> {
     }
 }
 
-fn tables(text: &str) -> Result<Vec<Table<'_>>, Bad> {
+/// The tables of a text, and the lines of other text between them that were skipped.
+fn tables(text: &str) -> Result<(Vec<Table<'_>>, Vec<usize>), Bad> {
     let mut out: Vec<Table> = Vec::new();
     let mut namespace = None;
+    // A blank line ends a table's rows: what follows that is neither a header nor a row is other text
+    // pasted between tables (a describe excerpt, `kubectl top`, prose), skipped.
+    let (mut gap, mut skipped) = (false, Vec::new());
     for (i, l) in text.lines().enumerate() {
         let l = l.trim_end_matches('\r');
+        if l.trim().is_empty() {
+            gap = true;
+            continue;
+        }
         if chatter(l) {
             if command(l).is_some() {
                 namespace = command_namespace(l);
@@ -259,6 +269,7 @@ fn tables(text: &str) -> Result<Vec<Table<'_>>, Bad> {
         }
         if let Some(h) = header(l) {
             out.push(Table { header: h, rows: Vec::new(), namespace });
+            gap = false;
             continue;
         }
         let Some(t) = out.last_mut() else {
@@ -267,19 +278,28 @@ fn tables(text: &str) -> Result<Vec<Table<'_>>, Bad> {
         if t.header.kind == Kind::Other {
             continue;
         }
-        let row = cells(&t.header, l).ok_or_else(|| Bad {
-            line: i + 1,
-            msg: format!(
-                "the row does not line up with the header's {} columns (was whitespace collapsed when pasted?)",
-                t.header.cols.len()
-            ),
-        })?;
+        // After a blank line, a row must fill every column (`free -h` lines up with nothing, but is short).
+        let row = cells(&t.header, l).filter(|r| !gap || r.iter().all(|c| !c.is_empty()));
+        let Some(row) = row else {
+            if gap {
+                skipped.push(i + 1);
+                continue;
+            }
+            return Err(Bad {
+                line: i + 1,
+                msg: format!(
+                    "the row does not line up with the header's {} columns (was whitespace collapsed when pasted?)",
+                    t.header.cols.len()
+                ),
+            });
+        };
         t.rows.push((i + 1, row));
+        gap = false;
     }
     if out.is_empty() {
         return Err(Bad { line: 1, msg: "no kubectl get pods, nodes or events header".into() });
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// `a/b` of the READY column.
@@ -531,8 +551,15 @@ fn bare_name(kind: Kind, n: &str) -> &str {
 
 /// The objects of one or more `kubectl get` tables, times counted back from `anchor`.
 pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
-    let tables = tables(text)?;
+    let (tables, skipped) = tables(text)?;
     let (mut pods, mut nodes, mut events, mut warnings) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    if let (Some(first), Some(last)) = (skipped.first(), skipped.last()) {
+        let at = if first == last { format!("line {first}") } else { format!("lines {first}–{last}") };
+        warnings.push(format!(
+            "{} line(s) between the tables are neither a header nor a row and were skipped ({at})",
+            skipped.len()
+        ));
+    }
     let mut workloads = Vec::new();
     let when = |t: &Table, row: &[&str], line: usize, col: &str| -> Result<Option<String>, Bad> {
         match t.cell(row, col) {
@@ -766,6 +793,30 @@ mod tests {
             cells(&h, "1m          Normal   Pulled   pod/web-0   拉取镜像 “nginx”").unwrap()[4],
             "拉取镜像 “nginx”"
         );
+    }
+
+    #[test]
+    fn other_text_after_a_blank_line_is_skipped_but_a_collapsed_row_is_refused() {
+        // A ticket: a pods table, a describe excerpt and `kubectl top nodes` between it and the nodes table.
+        let ticket = "kubectl get pods -n istio-system\nNAME                            READY   STATUS    RESTARTS   AGE\ncitadel-894d98c88-zkt23               0/1     Evicted   0          102d\n\n#kubectl -n istio-system describe pods citadel-894d98c88-zkt23\nMessage:        The node was low on resource: memory.\n\n#kubectl top nodes\nNAME      CPU(cores)   CPU%   MEMORY(bytes)   MEMORY%\nk8s-107   1072m        2%     127894Mi        **100%**\n\nfree -h\n              total        used        free\nMem:           125G         22G         57G\n\nNAME      STATUS   ROLES    AGE   VERSION\nk8s-107   Ready    <none>   1y    v1.18.3\n";
+        let (objs, warnings) = objects(ticket, at()).unwrap();
+        assert_eq!(objs.len(), 2, "{objs:?}");
+        assert_eq!(objs[0]["status"]["reason"], "Evicted");
+        assert_eq!(objs[0]["metadata"]["namespace"], "istio-system");
+        assert!(
+            warnings.iter().any(|w| w.contains("1 line(s) between the tables") && w.contains("(line 6)")),
+            "{warnings:?}"
+        );
+        // `kubectl top nodes` is a table kubectl prints (its units in lower case): named, not read, and
+        // `free -h` under it goes with it.
+        assert!(
+            warnings.iter().any(|w| w.starts_with("a `NAME CPU(cores) CPU% MEMORY(bytes) MEMORY%` table")),
+            "{warnings:?}"
+        );
+        // Right under its rows, a line that does not fit is a row whose spaces were collapsed: refused.
+        let collapsed = "NAME    READY   STATUS    RESTARTS   AGE\nweb-0   1/1     Running   0          5m\nweb-1 1/1 Running 0 5m\n";
+        let err = objects(collapsed, at()).unwrap_err();
+        assert_eq!(err.line, 3);
     }
 
     #[test]
