@@ -268,7 +268,8 @@ fn tables_beside(text: &str, anchor: Timestamp, out: &mut Vec<Value>, warnings: 
             end += 1;
         }
         match crate::table::objects(&lines[start..end].join("\n"), anchor) {
-            Ok((objs, ws)) => {
+            Ok((mut objs, ws)) => {
+                adopt_name(out, &mut objs, warnings);
                 let have: Vec<_> = out.iter().map(key).collect();
                 out.extend(objs.into_iter().filter(|o| o["kind"] == "Event" || !have.contains(&key(o))));
                 warnings.extend(ws.into_iter().map(|w| format!("the table at line {}: {w}", i + 1)));
@@ -281,6 +282,38 @@ fn tables_beside(text: &str, anchor: Timestamp, out: &mut Vec<Value>, warnings: 
         }
         i = end;
     }
+}
+
+/// A pod read from an excerpt that names none (`unnamed-pod`), beside a table of exactly one pod: the
+/// table's pod is the excerpt's (a ticket's `get pods` of the pod it describes). The excerpt's pod takes
+/// its name, with its events, and the table's row (which shows less) is dropped.
+fn adopt_name(out: &mut [Value], table: &mut Vec<Value>, warnings: &mut Vec<String>) {
+    let (unnamed, _) = EXCERPT_POD.split_once('/').map(|(n, p)| (p, n)).unwrap_or_default();
+    let is_pod = |v: &Value| v["kind"] == "Pod";
+    let Some(i) = out.iter().position(|v| is_pod(v) && v["metadata"]["name"] == unnamed) else { return };
+    if out.iter().filter(|v| is_pod(v)).count() != 1 || table.iter().filter(|v| is_pod(v)).count() != 1 {
+        return;
+    }
+    let j = table.iter().position(is_pod).unwrap_or_default();
+    let row = table.remove(j);
+    let (ns, name) = (row["metadata"]["namespace"].clone(), row["metadata"]["name"].clone());
+    let uid = made_up_uid(DESCRIBE_TEXT, ns.as_str().unwrap_or(""), name.as_str().unwrap_or(""));
+    out[i]["metadata"]["namespace"] = ns.clone();
+    out[i]["metadata"]["name"] = name.clone();
+    out[i]["metadata"]["uid"] = json!(uid);
+    if out[i]["metadata"]["creationTimestamp"].is_null() {
+        out[i]["metadata"]["creationTimestamp"] = row["metadata"]["creationTimestamp"].clone();
+    }
+    for e in out.iter_mut().filter(|v| v["kind"] == "Event" && v["involvedObject"]["name"] == unnamed) {
+        e["metadata"]["namespace"] = ns.clone();
+        e["involvedObject"]["namespace"] = ns.clone();
+        e["involvedObject"]["name"] = name.clone();
+    }
+    warnings.push(format!(
+        "the excerpt names no pod; the one pod of the table beside it ({}/{}) is taken to be it",
+        ns.as_str().unwrap_or(""),
+        name.as_str().unwrap_or("")
+    ));
 }
 
 fn described(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
@@ -301,10 +334,15 @@ fn described(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>),
         .map(|(i, _)| i)
         .collect();
     if starts.is_empty() {
-        if events_header_at(&text).is_some() || lines.iter().any(|l| event_cells(l.text).is_some()) {
+        let events = events_header_at(&text).is_some() || lines.iter().any(|l| event_cells(l.text).is_some());
+        let excerpt = headed_excerpt(&text);
+        // A container's state shown beats what the events imply; without it, the events say more than a few
+        // pod fields do.
+        let states_shown = lines.iter().any(|l| l.field().is_some_and(|(k, _)| k == "State" || k == "Last State"));
+        if events && !(excerpt.is_some() && states_shown) {
             return Ok(events_alone(&lines, anchor));
         }
-        if let Some(whole) = headed_excerpt(&text) {
+        if let Some(whole) = excerpt {
             let (objs, mut warnings) = described(&whole, anchor)?;
             warnings.insert(
                 0,
@@ -551,9 +589,18 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
     // created is Pending, any other (running, or stopped and waiting for its volumes) Running.
     let all_waiting = !status_c.is_empty()
         && status_c.iter().all(|s| s.pointer("/state/waiting").is_some() || s["state"] == json!({}));
+    // An excerpt without `Status:`: a pod whose containers run or have restarted is Running, one whose
+    // containers all wait to start Pending; otherwise it is not known.
+    let restarted = |s: &Value| {
+        s.pointer("/state/running").is_some()
+            || s.pointer("/state/waiting/reason").is_some_and(|r| r == "CrashLoopBackOff")
+            || s["restartCount"].as_i64().is_some_and(|n| n > 0)
+    };
     let phase = match status_text {
         s if s.starts_with("Terminating") && all_waiting => "Pending",
         s if s.starts_with("Terminating") => "Running",
+        "" if status_c.iter().any(restarted) => "Running",
+        "" if all_waiting => "Pending",
         s => s,
     };
     let conditions: Vec<Value> = table(section(block, "Conditions"))
@@ -786,16 +833,9 @@ fn old_events_header(h: &str) -> bool {
 /// make no pod: nothing in them says it is stuck.
 fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<String>) {
     let mut warnings = Vec::new();
-    let sec = section(lines, "Events");
-    let modern = sec.iter().find(|l| !l.text.is_empty()).is_some_and(|h| !old_events_header(h.text));
-    let owned: Vec<[String; 5]> = match modern {
-        true => table(sec)
-            .into_iter()
-            .filter(|r| r.len() == 5)
-            .map(|r| [r[0], r[1], r[2], r[3], r[4]].map(|c| c.trim_matches('*').trim().to_string()))
-            .collect(),
-        false => lines.iter().filter_map(|l| event_cells(l.text)).collect(),
-    };
+    // Row by row, whatever the layout: a ticket's excerpt may have lost its header, snipped lines between
+    // rows (`..snip..`), or mixed layouts.
+    let owned: Vec<[String; 5]> = lines.iter().filter_map(|l| event_cells(l.text)).collect();
     let rows: Vec<Vec<&str>> = owned.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
     fn reason<'a>(r: &[&'a str]) -> &'a str {
         r[1]
@@ -840,8 +880,15 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
     } else if any(&|r| reason(r) == "BackOff" && msg_has(r, "restarting failed container")) {
         Some("CrashLoopBackOff")
     } else if since(&["Pulled", "Created", "Started"], &|r| {
+        reason(r) == "ErrImageNeverPull" || reason(r) == "Failed" && msg_has(r, "Error: ErrImageNeverPull")
+    }) {
+        Some("ErrImageNeverPull")
+    } else if since(&["Pulled", "Created", "Started"], &|r| {
         matches!(reason(r), "Failed" | "BackOff" | "ErrImagePull")
-            && (msg_has(r, "pull image") || msg_has(r, "pulling image"))
+            && (msg_has(r, "pull image")
+                || msg_has(r, "pulling image")
+                || msg_has(r, "Error: ErrImagePull")
+                || msg_has(r, "Error: ImagePullBackOff"))
     }) {
         Some("ImagePullBackOff")
     } else if since(&["Created", "Started"], &|r| {
@@ -1228,6 +1275,35 @@ mod tests {
         let (objs, warnings) = objects(past, at()).unwrap();
         assert!(objs.iter().all(|o| o["kind"] == "Event"), "{objs:?}");
         assert!(warnings.iter().any(|w| w.contains("no event in it says the pod is stuck")), "{warnings:?}");
+    }
+
+    #[test]
+    fn an_excerpt_takes_the_name_of_the_one_pod_in_the_table_beside_it() {
+        // Events (a snipped line between header and row), then `get pods` of the pod they are about.
+        let text = "Events:\n  Type     Reason            Age                From               Message\n  ----     ------            ----               ----               -------\n..snip..\n  Warning  FailedScheduling  2s (x57 over 15m)  default-scheduler  0/6 nodes are available: 6 Insufficient nvidia.com/gpu.\n\nNAME                                READY     STATUS    RESTARTS   AGE\ninception-gpu-v1-74fc6fd6cf-ft226   0/1       Pending   0          15m\n";
+        let (objs, warnings) = objects(text, at()).unwrap();
+        let pods: Vec<&Value> = objs.iter().filter(|o| o["kind"] == "Pod").collect();
+        assert_eq!(pods.len(), 1, "{objs:?}");
+        assert_eq!(pods[0]["metadata"]["name"], "inception-gpu-v1-74fc6fd6cf-ft226");
+        assert_eq!(pods[0]["metadata"]["creationTimestamp"], "2024-05-02T11:45:00Z", "the table's AGE");
+        assert_eq!(pods[0]["status"]["conditions"][0]["reason"], "Unschedulable", "the events' state kept");
+        let ev = objs.iter().find(|o| o["kind"] == "Event").unwrap();
+        assert_eq!(ev["involvedObject"]["name"], "inception-gpu-v1-74fc6fd6cf-ft226");
+        assert!(warnings.iter().any(|w| w.contains("is taken to be it")), "{warnings:?}");
+        // Two pods in the table: which one the excerpt is about is not known; nothing is renamed.
+        let two = text.replace("15m\n", "15m\nother-0                             1/1       Running   0          1d\n");
+        let (objs, _) = objects(&two, at()).unwrap();
+        assert!(objs.iter().any(|o| o["metadata"]["name"] == "unnamed-pod"), "{objs:?}");
+    }
+
+    #[test]
+    fn an_excerpts_phase_follows_its_containers_and_never_pull_is_a_pull_failure() {
+        let crash = "Containers:\n  agent:\n    State:          Waiting\n      Reason:       CrashLoopBackOff\n    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n    Restart Count:  7\n";
+        let (objs, _) = objects(crash, at()).unwrap();
+        assert_eq!(objs[0]["status"]["phase"], "Running");
+        let never = "  Warning  Failed             8s (x5 over 44s)  kubelet, k3s-1   Error: ErrImageNeverPull\n";
+        let (objs, _) = objects(never, at()).unwrap();
+        assert_eq!(objs[0]["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "ErrImageNeverPull");
     }
 
     #[test]
