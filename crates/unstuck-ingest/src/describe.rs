@@ -32,8 +32,7 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
     // A pasted ticket may open with the command it ran (`$ kubectl describe pod web-0`).
     let mut lines = text.lines().filter(|l| !l.trim().is_empty()).skip_while(|l| crate::table::command(l).is_some());
     let first = lines.clone().next();
-    let events_alone = || events_header_at(text).is_some() || text.lines().take(4096).any(|l| event_cells(l).is_some());
-    if !first.is_some_and(|l| l.starts_with("Name:")) && events_alone() {
+    if !first.is_some_and(|l| l.starts_with("Name:")) && has_events(text) {
         // The `Events:` section of a pod's describe (or only its rows), pasted alone.
         return !first.is_some_and(|l| crate::table::sniff(l.as_bytes()));
     }
@@ -49,25 +48,28 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
     pod || node
 }
 
-/// The 0-based line of an `Events:` line at the left margin whose next line is describe's events header
-/// (`Type  Reason  Age  From  Message`).
-fn events_header_at(text: &str) -> Option<usize> {
+/// Whether a text holds a pod's events without the rest of its describe: an `Events:` line at the left
+/// margin under which describe's events header comes, or rows of events in any layout (`event_cells`).
+fn has_events(text: &str) -> bool {
     let lines: Vec<&str> = text.lines().take(4096).collect();
-    lines.iter().enumerate().position(|(i, l)| {
-        l.trim_end() == "Events:"
-            && lines[i + 1..].iter().find(|l| !l.trim().is_empty()).is_some_and(|h| {
-                h.trim().trim_matches('*').split_whitespace().collect::<Vec<_>>()
-                    == ["Type", "Reason", "Age", "From", "Message"]
-                    || old_events_header(h)
-            })
-    })
+    let headed = |i: usize| lines[i + 1..].iter().find(|l| !l.trim().is_empty()).is_some_and(|h| events_header(h));
+    (0..lines.len()).any(|i| lines[i].trim_end() == "Events:" && headed(i))
+        || lines.iter().any(|l| event_cells(l).is_some())
+}
+
+/// Whether a line is the header of describe's events: `Type Reason Age From Message` (kubectl 1.10+), or
+/// `FirstSeen LastSeen Count From SubObjectPath Type Reason Message` before.
+fn events_header(h: &str) -> bool {
+    let w: Vec<&str> = h.trim().trim_matches('*').split_whitespace().collect();
+    w == ["Type", "Reason", "Age", "From", "Message"]
+        || w.starts_with(&["FirstSeen", "LastSeen", "Count", "From"]) && w.contains(&"Reason")
 }
 
 /// The node of a pod read from events alone that are past scheduling but name no node.
 const UNKNOWN_NODE: &str = "unnamed-node";
 
-/// The pod an excerpt without its `Name:` is read as.
-const EXCERPT_POD: &str = "default/unnamed-pod";
+/// The pod an excerpt that names none is read as (in namespace `default`).
+const UNNAMED_POD: &str = "unnamed-pod";
 
 /// Fields describe prints for a pod or its containers, capitalized as it prints them (a YAML manifest's
 /// keys are not).
@@ -119,7 +121,7 @@ fn headed_excerpt(text: &str) -> Option<String> {
     }
     let pod_status = keys.iter().any(|&(i, k)| i == 0 && k == "Status");
     let has_containers = keys.iter().any(|&(i, k)| i == 0 && k == "Containers");
-    let mut out = format!("Name:         {}\n", EXCERPT_POD.split_once('/').unwrap().1);
+    let mut out = format!("Name:         {UNNAMED_POD}\n");
     if !keys.iter().any(|&(i, k)| i == 0 && k == "Namespace") {
         out.push_str("Namespace:    default\n");
     }
@@ -288,7 +290,7 @@ fn tables_beside(text: &str, anchor: Timestamp, out: &mut Vec<Value>, warnings: 
 /// table's pod is the excerpt's (a ticket's `get pods` of the pod it describes). The excerpt's pod takes
 /// its name, with its events, and the table's row (which shows less) is dropped.
 fn adopt_name(out: &mut [Value], table: &mut Vec<Value>, warnings: &mut Vec<String>) {
-    let (unnamed, _) = EXCERPT_POD.split_once('/').map(|(n, p)| (p, n)).unwrap_or_default();
+    let unnamed = UNNAMED_POD;
     let is_pod = |v: &Value| v["kind"] == "Pod";
     let Some(i) = out.iter().position(|v| is_pod(v) && v["metadata"]["name"] == unnamed) else { return };
     if out.iter().filter(|v| is_pod(v)).count() != 1 || table.iter().filter(|v| is_pod(v)).count() != 1 {
@@ -334,7 +336,7 @@ fn described(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>),
         .map(|(i, _)| i)
         .collect();
     if starts.is_empty() {
-        let events = events_header_at(&text).is_some() || lines.iter().any(|l| event_cells(l.text).is_some());
+        let events = has_events(&text);
         let excerpt = headed_excerpt(&text);
         // A container's state shown beats what the events imply; without it, the events say more than a few
         // pod fields do.
@@ -347,7 +349,7 @@ fn described(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>),
             warnings.insert(
                 0,
                 format!(
-                    "describe fields with no `Name:` above them: read as one pod ({EXCERPT_POD}{})",
+                    "describe fields with no `Name:` above them: read as one pod (default/{UNNAMED_POD}{})",
                     match whole.contains("\n  container-1:\n") {
                         true => ", its container's lines as those of one container",
                         false => "",
@@ -704,16 +706,8 @@ fn events(
 ) {
     let (kind, name, namespace) = about;
     let events = section(block, "Events");
-    // kubectl since 1.10; older ones printed `FirstSeen LastSeen Count From SubObjectPath Type Reason Message`.
     if let Some(h) = events.iter().find(|l| !l.text.is_empty()) {
-        if old_events_header(h.text) {
-            let rows = events.iter().filter_map(|l| event_cells(l.text));
-            for (i, r) in rows.enumerate() {
-                out.push(event_of(&r.each_ref().map(String::as_str), i, (kind, name, namespace), anchor));
-            }
-            return;
-        }
-        if h.text.split_whitespace().collect::<Vec<_>>() != ["Type", "Reason", "Age", "From", "Message"] {
+        if !events_header(h.text) {
             warnings.push(format!(
                 "line {}: {} {name}: events table in an older layout ({}): its events are not read",
                 h.no,
@@ -723,11 +717,9 @@ fn events(
             return;
         }
     }
-    for (i, row) in table(events).into_iter().enumerate() {
-        // A row cut short (pasted text) is not an event.
-        if row.len() == 5 {
-            out.push(event_of(&row, i, (kind, name, namespace), anchor));
-        }
+    // Row by row in either layout; a row cut short (pasted text) is not an event.
+    for (i, row) in events.iter().filter_map(|l| event_cells(l.text)).enumerate() {
+        out.push(event_of(&row.each_ref().map(String::as_str), i, (kind, name, namespace), anchor));
     }
 }
 
@@ -762,7 +754,7 @@ fn loose_event_row(text: &str) -> Option<Vec<&str>> {
         rest = rest[i..].trim_start();
     }
     cells.push(rest);
-    let aged = cells[2] == "<unknown>" || age(cells[2]).0.is_some();
+    let aged = matches!(cells[2], "<unknown>" | "<invalid>") || age(cells[2]).0.is_some();
     (matches!(cells[0], "Normal" | "Warning") && reason_word(cells[1]) && aged && !cells[4].is_empty()).then_some(cells)
 }
 
@@ -819,12 +811,6 @@ fn event_cells(text: &str) -> Option<[String; 5]> {
     None
 }
 
-/// Whether a header line is that of kubectl before 1.10's events (`FirstSeen LastSeen Count From …`).
-fn old_events_header(h: &str) -> bool {
-    let w: Vec<&str> = h.trim().trim_matches('*').split_whitespace().collect();
-    w.starts_with(&["FirstSeen", "LastSeen", "Count", "From"]) && w.contains(&"Reason")
-}
-
 /// The `Events:` section of one pod's describe, pasted without the pod above it (the usual excerpt in a
 /// ticket). The pod is named by its `Scheduled` event (`Successfully assigned NS/NAME to NODE`), else
 /// `unnamed-pod`; its state is what the events' reasons say it must be (an `Evicted` event: evicted; a
@@ -835,9 +821,9 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
     let mut warnings = Vec::new();
     // Row by row, whatever the layout: a ticket's excerpt may have lost its header, snipped lines between
     // rows (`..snip..`), or mixed layouts.
-    let owned: Vec<[String; 5]> = lines.iter().filter_map(|l| event_cells(l.text)).collect();
-    let rows: Vec<Vec<&str>> = owned.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
-    fn reason<'a>(r: &[&'a str]) -> &'a str {
+    let owned: Vec<(usize, [String; 5])> = lines.iter().filter_map(|l| Some((l.no, event_cells(l.text)?))).collect();
+    let rows: Vec<[&str; 5]> = owned.iter().map(|(_, r)| r.each_ref().map(String::as_str)).collect();
+    fn reason<'a>(r: &[&'a str; 5]) -> &'a str {
         r[1]
     }
     let assigned = rows.iter().find(|r| reason(r) == "Scheduled").and_then(|r| {
@@ -856,7 +842,7 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
     };
     let ((namespace, name), sched_node) = match assigned {
         Some((who, node)) => (who, Some(node)),
-        None => (named().unwrap_or(("default", "unnamed-pod")), None),
+        None => (named().unwrap_or(("default", UNNAMED_POD)), None),
     };
     let node = sched_node
         .or_else(|| rows.iter().find_map(|r| r[3].split_once(',').map(|(_, h)| h.trim()).filter(|h| !h.is_empty())))
@@ -864,12 +850,12 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
             // `{kubelet node-1}` (before 1.10).
             rows.iter().find_map(|r| r[3].strip_prefix("{kubelet ")?.strip_suffix('}').map(str::trim))
         });
-    let msg_has = |r: &Vec<&str>, w: &str| r[4].contains(w);
-    let any = |f: &dyn Fn(&Vec<&str>) -> bool| rows.iter().any(f);
+    let msg_has = |r: &[&str; 5], w: &str| r[4].contains(w);
+    let any = |f: &dyn Fn(&[&str; 5]) -> bool| rows.iter().any(f);
     // Describe lists events oldest first: a failure followed by progress (the image pulled, the container
     // created or started) is one the pod got past.
     let last = |rs: &[&str]| rows.iter().rposition(|r| rs.contains(&reason(r)));
-    let since = |rs: &[&str], f: &dyn Fn(&Vec<&str>) -> bool| {
+    let since = |rs: &[&str], f: &dyn Fn(&[&str; 5]) -> bool| {
         let from = last(rs).map_or(0, |i| i + 1);
         rows[from..].iter().any(f)
     };
@@ -911,8 +897,10 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
     };
     let line = lines
         .iter()
-        .find(|l| (l.indent == 0 && l.text == "Events:") || event_cells(l.text).is_some())
-        .map_or(1, |l| l.no);
+        .find(|l| l.indent == 0 && l.text == "Events:")
+        .map(|l| l.no)
+        .or(owned.first().map(|(no, _)| *no))
+        .unwrap_or(1);
     let about = ("Pod", name, namespace);
     let events: Vec<Value> = rows.iter().enumerate().map(|(i, r)| event_of(r, i, about, anchor)).collect();
     let Some(status) = status else {
