@@ -30,6 +30,8 @@ pub struct Collector<'o> {
     pub(crate) collected_at: Option<Time>,
     /// When a `kubectl describe` text read was saved: the anchor its ages were counted back from.
     pub(crate) saved_at: Option<Time>,
+    /// When a manifest file read alone (`kubectl get -o yaml > FILE`) was last written.
+    pub(crate) file_saved_at: Option<Time>,
     pub(crate) log_files: Vec<LogFileHits>,
     /// Whether this input is a bundle (then missing kinds are warned about).
     bundle: bool,
@@ -68,6 +70,7 @@ impl<'o> Collector<'o> {
             manifest_now: None,
             collected_at: None,
             saved_at: None,
+            file_saved_at: None,
             log_files: Vec::new(),
             bundle: false,
             clock: false,
@@ -271,6 +274,9 @@ impl<'o> Collector<'o> {
             self.opts.now,
             self.manifest_now,
             self.saved_at,
+            // Only manifests alone: with a bundle or node logs, their own times date the input better (and
+            // a manifest written out again later, as tests do, would age everything in it).
+            self.file_saved_at.filter(|_| !self.bundle && self.log_files.is_empty() && self.collected_at.is_none()),
             self.collected_at,
             self.clock,
             || logs::newest_log_time(files, tz),
@@ -576,6 +582,7 @@ impl Collector<'_> {
         self.host_hints.append(&mut o.host_hints);
         self.collected_at = self.collected_at.max(o.collected_at);
         self.saved_at = self.saved_at.max(o.saved_at);
+        self.file_saved_at = self.file_saved_at.max(o.file_saved_at);
         self.log_files.append(&mut o.log_files);
         self.container_log_sections.append(&mut o.container_log_sections);
         self.container_runs.append(&mut o.container_runs);

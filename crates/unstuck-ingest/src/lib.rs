@@ -182,6 +182,11 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
                 if tabled {
                     return table::read_file(p, &bytes, c);
                 }
+                // A manifest saved alone (`kubectl get -o yaml > FILE`) is dated by its file: its own newest
+                // timestamp (a Terminating pod's is often its creation) says nothing of how long ago that was.
+                if let Some(t) = file_time(p) {
+                    c.file_saved_at = c.file_saved_at.max(Some(t));
+                }
                 return api::add_loose_bytes(c, &p.display().to_string(), &bytes);
             }
         }
@@ -192,6 +197,11 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
         return Err(IngestError::Invalid { path: p.display().to_string(), msg: layout::unrecognised() });
     }
     Ok(())
+}
+
+/// A file's modification time.
+pub(crate) fn file_time(p: &Path) -> Option<Time> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok().and_then(|m| jiff::Timestamp::try_from(m).ok())
 }
 
 /// The first 64 KiB of a file, to tell what it is.
@@ -314,6 +324,7 @@ pub(crate) fn settle_now(
     flag: Option<Time>,
     manifest: Option<Time>,
     saved: Option<Time>,
+    file_saved: Option<Time>,
     collected: Option<Time>,
     clock: bool,
     logs: impl FnOnce() -> Option<(Time, bool)>,
@@ -328,7 +339,11 @@ pub(crate) fn settle_now(
         // The times of a describe text or a kubectl get table were counted back from it.
         (Some(t), NowSource::SavedAt)
     } else if let Some(t) = snap.newest_timestamp() {
-        (Some(t), NowSource::NewestTimestamp)
+        match file_saved {
+            // A manifest saved alone: the file was written after everything it records.
+            Some(f) if f > t => (Some(f), NowSource::FileSaved),
+            _ => (Some(t), NowSource::NewestTimestamp),
+        }
     } else if let Some(t) = collected {
         (Some(t), NowSource::CollectionDate)
     } else if let Some((t, year_from_clock)) = logs() {

@@ -27,6 +27,9 @@ pub enum NowSource {
     /// When a `kubectl describe` text was saved (its file's modification time): describe prints ages, not
     /// times, and no capture time.
     SavedAt,
+    /// When a manifest read alone (`kubectl get -o yaml > FILE`) was saved (its file's modification time),
+    /// when that is later than every timestamp in it.
+    FileSaved,
     /// The wall clock (live mode).
     #[default]
     Clock,
