@@ -269,18 +269,19 @@ impl<'o> Collector<'o> {
             self.warn(w);
         }
         let (files, tz) = (&self.log_files, &self.opts.log_tz);
-        crate::settle_now(
-            &mut self.snap,
-            self.opts.now,
-            self.manifest_now,
-            self.saved_at,
+        let anchors = crate::Anchors {
+            flag: self.opts.now,
+            clock: self.clock,
+            manifest: self.manifest_now,
+            saved: self.saved_at,
             // Only manifests alone: with a bundle or node logs, their own times date the input better (and
             // a manifest written out again later, as tests do, would age everything in it).
-            self.file_saved_at.filter(|_| !self.bundle && self.log_files.is_empty() && self.collected_at.is_none()),
-            self.collected_at,
-            self.clock,
-            || logs::newest_log_time(files, tz),
-        );
+            file_saved: self
+                .file_saved_at
+                .filter(|_| !self.bundle && self.log_files.is_empty() && self.collected_at.is_none()),
+            collected: self.collected_at,
+        };
+        crate::settle_now(&mut self.snap, anchors, || logs::newest_log_time(files, tz));
         self.snap.source.kinds = self.kinds.iter().cloned().collect();
         self.snap.source.log_files = self.log_files.len();
         if !self.log_files.is_empty() {

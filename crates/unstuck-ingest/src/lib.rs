@@ -317,18 +317,26 @@ pub fn scan_node_logs(root: &Path, opts: &Options) -> Result<Vec<LogFileHits>, I
     logs::scan_nodes_dir(&root.join("_nodes"), root, opts)
 }
 
+/// What can date an input, best first (`settle_now` takes the first there is).
+pub(crate) struct Anchors {
+    /// `--now`.
+    pub flag: Option<Time>,
+    /// Live mode: the wall clock.
+    pub clock: bool,
+    /// `capturedAt` in `unstuck-bundle.json`.
+    pub manifest: Option<Time>,
+    /// When a describe text or kubectl table was saved (its ages were counted back from it).
+    pub saved: Option<Time>,
+    /// When a manifest read alone was saved: used when later than its newest timestamp.
+    pub file_saved: Option<Time>,
+    /// When a node collection was taken.
+    pub collected: Option<Time>,
+}
+
 /// Settle the capture time: `--now`, then the manifest, then the newest timestamp, then when a node collection
 /// was taken (a sos report alone has no API object to date it).
-pub(crate) fn settle_now(
-    snap: &mut Snapshot,
-    flag: Option<Time>,
-    manifest: Option<Time>,
-    saved: Option<Time>,
-    file_saved: Option<Time>,
-    collected: Option<Time>,
-    clock: bool,
-    logs: impl FnOnce() -> Option<(Time, bool)>,
-) {
+pub(crate) fn settle_now(snap: &mut Snapshot, a: Anchors, logs: impl FnOnce() -> Option<(Time, bool)>) {
+    let Anchors { flag, clock, manifest, saved, file_saved, collected } = a;
     let (t, src) = if let Some(t) = flag {
         (Some(t), NowSource::Flag)
     } else if clock {
