@@ -258,6 +258,8 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
 fn tables_beside(text: &str, anchor: Timestamp, out: &mut Vec<Value>, warnings: &mut Vec<String>) {
     let lines: Vec<&str> = text.lines().collect();
     let key = |v: &Value| (v["kind"].clone(), v["metadata"]["namespace"].clone(), v["metadata"]["name"].clone());
+    // Whether the excerpt shows its pod's `Status:` (else its phase was inferred from its containers).
+    let status_shown = lines.iter().any(|l| l.starts_with("Status:"));
     let mut i = 0;
     while i < lines.len() {
         if !crate::table::is_header(lines[i].trim_end_matches('\r')) {
@@ -271,7 +273,7 @@ fn tables_beside(text: &str, anchor: Timestamp, out: &mut Vec<Value>, warnings: 
         }
         match crate::table::objects(&lines[start..end].join("\n"), anchor) {
             Ok((mut objs, ws)) => {
-                adopt_name(out, &mut objs, warnings);
+                adopt_name(out, &mut objs, status_shown, warnings);
                 let have: Vec<_> = out.iter().map(key).collect();
                 out.extend(objs.into_iter().filter(|o| o["kind"] == "Event" || !have.contains(&key(o))));
                 warnings.extend(ws.into_iter().map(|w| format!("the table at line {}: {w}", i + 1)));
@@ -289,7 +291,7 @@ fn tables_beside(text: &str, anchor: Timestamp, out: &mut Vec<Value>, warnings: 
 /// A pod read from an excerpt that names none (`unnamed-pod`), beside a table of exactly one pod: the
 /// table's pod is the excerpt's (a ticket's `get pods` of the pod it describes). The excerpt's pod takes
 /// its name, with its events, and the table's row (which shows less) is dropped.
-fn adopt_name(out: &mut [Value], table: &mut Vec<Value>, warnings: &mut Vec<String>) {
+fn adopt_name(out: &mut [Value], table: &mut Vec<Value>, status_shown: bool, warnings: &mut Vec<String>) {
     let unnamed = UNNAMED_POD;
     let is_pod = |v: &Value| v["kind"] == "Pod";
     let Some(i) = out.iter().position(|v| is_pod(v) && v["metadata"]["name"] == unnamed) else { return };
@@ -306,6 +308,7 @@ fn adopt_name(out: &mut [Value], table: &mut Vec<Value>, warnings: &mut Vec<Stri
     if out[i]["metadata"]["creationTimestamp"].is_null() {
         out[i]["metadata"]["creationTimestamp"] = row["metadata"]["creationTimestamp"].clone();
     }
+    fill_from_row(&mut out[i], &row, status_shown);
     for e in out.iter_mut().filter(|v| v["kind"] == "Event" && v["involvedObject"]["name"] == unnamed) {
         e["metadata"]["namespace"] = ns.clone();
         e["involvedObject"]["namespace"] = ns.clone();
@@ -316,6 +319,30 @@ fn adopt_name(out: &mut [Value], table: &mut Vec<Value>, warnings: &mut Vec<Stri
         ns.as_str().unwrap_or(""),
         name.as_str().unwrap_or("")
     ));
+}
+
+/// What an excerpt does not show and the row of its pod does: the phase (unless the excerpt shows its
+/// `Status:`), and each container's state and restart count (a container's `Last State:` lines alone show
+/// neither; the row's `0/1 OOMKilled 4 (57s ago)` shows both). Containers are paired in order when both
+/// show as many; of two restart counts the higher is the later.
+fn fill_from_row(pod: &mut Value, row: &Value, status_shown: bool) {
+    let blank = |v: &Value| v.is_null() || v.as_object().is_some_and(|o| o.is_empty());
+    if !status_shown {
+        pod["status"]["phase"] = row["status"]["phase"].clone();
+        pod["status"]["reason"] = row["status"]["reason"].clone();
+    }
+    let rows = row["status"]["containerStatuses"].as_array().cloned().unwrap_or_default();
+    let Some(mine) = pod["status"]["containerStatuses"].as_array_mut() else { return };
+    if mine.len() != rows.len() {
+        return;
+    }
+    for (c, r) in mine.iter_mut().zip(&rows) {
+        if blank(&c["state"]) {
+            c["state"] = r["state"].clone();
+        }
+        let n = |v: &Value| v["restartCount"].as_i64().unwrap_or(0);
+        c["restartCount"] = json!(n(c).max(n(r)));
+    }
 }
 
 fn described(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
@@ -453,7 +480,12 @@ fn state(item: &[Line<'_>], name: &str) -> Value {
         "Terminated" => json!({"terminated": {
             "reason": d("Reason").unwrap_or_default(),
             "message": d("Message").unwrap_or_default(),
-            "exitCode": d("Exit Code").and_then(|c| c.parse::<i64>().ok()).unwrap_or(0),
+            // An excerpt cut before `Exit Code:`: the code its reason implies (an OOM kill is a SIGKILL).
+            "exitCode": d("Exit Code").and_then(|c| c.parse::<i64>().ok()).unwrap_or_else(|| match d("Reason").as_deref() {
+                Some("OOMKilled") => 137,
+                Some("Error") => 1,
+                _ => 0,
+            }),
             "startedAt": time("Started"),
             "finishedAt": time("Finished"),
         }}),

@@ -210,7 +210,11 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     let created = pod.metadata.creation_timestamp;
     // Waiting reasons that are bad at any age.
     let reasons: Vec<&str> = waiting_reasons(pod).collect();
-    if reasons.iter().any(|r| RESTART_REASONS.contains(r)) {
+    // Caught between two restarts: the container is terminated (OOMKilled, Error) and has restarted
+    // before; the next state is CrashLoopBackOff. (A Running pod with no node is one from a table
+    // without `-o wide`: it was placed.)
+    let between = phase == "Running" && pod.status.container_statuses.iter().any(crate::stuck::between_restarts);
+    if between || reasons.iter().any(|r| RESTART_REASONS.contains(r)) {
         return mk(StuckState::CrashLoop, pod.status.start_time.or(created));
     }
     if let Some(r) = reasons.iter().find(|r| IMAGE_PULL.contains(r)) {
@@ -273,11 +277,6 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     }
     if let Some(r) = reasons.iter().find(|r| **r != "PodInitializing") {
         return mk(StuckState::Waiting(r.to_string()), scheduled);
-    }
-    // Caught between two restarts: the container is terminated (OOMKilled, Error) and has restarted
-    // before; the next state is CrashLoopBackOff.
-    if phase == "Running" && pod.status.container_statuses.iter().any(crate::stuck::between_restarts) {
-        return mk(StuckState::CrashLoop, pod.status.start_time.or(created));
     }
     None
 }
