@@ -318,6 +318,16 @@ impl ControlPlane {
         out
     }
 
+    /// Kill one component as a crash would (SIGKILL: a leader does not release its Lease), and wait for
+    /// it to exit. False when no such component runs.
+    pub fn crash(&mut self, name: &str) -> bool {
+        let Some(i) = self.children.iter().position(|(n, _)| n == name) else { return false };
+        let (_, mut c) = self.children.remove(i);
+        signal_group(c.id() as i32, libc::SIGKILL);
+        let _ = c.kill();
+        c.wait().is_ok()
+    }
+
     /// Stop every process (also done on drop).
     pub fn stop(&mut self) {
         for (_, c) in self.children.iter_mut().rev() {

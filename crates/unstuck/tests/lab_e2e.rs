@@ -386,8 +386,58 @@ fn lab_end_to_end() {
     fix_flow(&rt, &client, &cp, tmp.path(), &nobody);
     serve.follows_the_fix();
     recovery_flow(&rt, &client, &cp, tmp.path(), &logs);
+    scheduler_down(&rt, &client, &mut cp, &logs);
     drop(rt);
     drop(cp);
+}
+
+/// The default scheduler crashes (SIGKILL: its leader Lease is not released). A pod created after that is
+/// never tried, and once the Lease has gone unrenewed past its duration, never-scheduled says so and
+/// cites the Lease as live mode read it.
+fn scheduler_down(rt: &tokio::runtime::Runtime, client: &kube::Client, cp: &mut ControlPlane, logs: &Path) {
+    assert!(cp.crash("kube-scheduler"), "kube-scheduler was not running");
+    rt.block_on(async {
+        use k8s_openapi::api::core::v1::{Namespace, Pod};
+        use kube::api::{Api, PostParams};
+        let ns: Namespace = serde_json::from_value(
+            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "sc-sched"}}),
+        )
+        .unwrap();
+        Api::<Namespace>::all(client.clone()).create(&PostParams::default(), &ns).await.unwrap();
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "report", "namespace": "sc-sched"},
+            "spec": {"containers": [{"name": "report", "image": "registry.k8s.io/pause:3.9"}]}
+        }))
+        .unwrap();
+        Api::<Pod>::namespaced(client.clone(), "sc-sched").create(&PostParams::default(), &pod).await.unwrap();
+    });
+    let lapsed = |f: &serde_json::Value| {
+        f["rule"] == "never-scheduled"
+            && f["summary"].as_str().is_some_and(|s| s.contains("leader Lease was last renewed"))
+    };
+    let mut last = serde_json::Value::Null;
+    for _ in 0..60 {
+        let (code, v, err) = diagnose_live(&cp.kubeconfig, logs, &["-n", "sc-sched"]);
+        assert!(code == 0 || code == 1, "{err}");
+        last = v;
+        let found = last["findings"].as_array().unwrap().iter().find(|f| f["subject"]["name"] == "report").cloned();
+        if found.as_ref().is_some_and(lapsed) {
+            let f = found.unwrap();
+            let ev = f["evidence"].to_string();
+            assert!(
+                ev.contains("Lease kube-system/kube-scheduler: holder ")
+                    && ev.contains("lease, so no kube-scheduler leads"),
+                "{f:#}"
+            );
+            println!(
+                "scheduler down: never-scheduled cites the kube-scheduler Lease left unrenewed ({})",
+                f["summary"]
+            );
+            return;
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    panic!("no never-scheduled finding citing the lapsed kube-scheduler Lease: {last:#}");
 }
 
 /// In-cluster config, as in a pod: no kubeconfig, `KUBERNETES_SERVICE_HOST/PORT` set, and a

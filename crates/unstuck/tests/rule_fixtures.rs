@@ -942,6 +942,24 @@ fn never_scheduled_needs_a_pod_no_scheduler_tried() {
         f.2.contains("kube-scheduler pod kube-system/kube-scheduler-cp-1 is CrashLoopBackOff (41 restarts)"),
         "{f:?}"
     );
+    // The default scheduler's leader Lease: renewed within its 15 s, it only says who leads; renewed
+    // 20 minutes before the capture, no kube-scheduler leads, and that is the cause.
+    let lease = |renewed: &str| {
+        json!({"kind": "Lease", "apiVersion": "coordination.k8s.io/v1",
+            "metadata": {"name": "kube-scheduler", "namespace": "kube-system", "uid": "8f0e2b6c-3d4a-4e5f-9a1b-2c3d4e5f6a7b",
+                "creationTimestamp": "2024-06-01T00:00:00Z"},
+            "spec": {"holderIdentity": "cp-1_0b7f6b8e-5b7c-4a8f-a3d5-9c2e0f1d2e3f", "leaseDurationSeconds": 15,
+                "acquireTime": "2024-06-01T00:00:05Z", "renewTime": renewed, "leaseTransitions": 3}})
+    };
+    let f = of(vec![untried.clone(), lease("2024-06-03T11:59:58.123456Z")], now).expect("reported");
+    assert!(f.2.contains("kube-scheduler is down, not leading or cut off"), "{f:?}");
+    assert!(
+        f.3.iter().any(|e| e.starts_with("Lease kube-system/kube-scheduler: holder cp-1_") && !e.contains("ago")),
+        "{f:?}"
+    );
+    let f = of(vec![untried.clone(), lease("2024-06-03T11:40:00.000000Z")], now).expect("reported");
+    assert!(f.2.contains("leader Lease was last renewed 20m0s ago, so no kube-scheduler leads"), "{f:?}");
+    assert!(f.3.iter().any(|e| e.contains("(20m0s ago: past its 15s lease")), "{f:?}");
     // A custom scheduler name that nothing in the input runs.
     let mut custom = untried.clone();
     custom["spec"]["schedulerName"] = json!("my-scheduler");

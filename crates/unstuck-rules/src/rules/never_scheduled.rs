@@ -23,7 +23,8 @@ declare_rule! {
     /// `spec.schedulerName` and `spec.schedulingGates`; how many other pods of that scheduler were placed
     /// and when the last one was, and how many wait untried like this one; the scheduler's own pods in the
     /// input (`kube-scheduler-*` in kube-system, or pods named after a custom scheduler) and their state;
-    /// the `kube-system/kube-scheduler` Lease's holder and last renewal when the input has it.
+    /// the `kube-system/kube-scheduler` Lease's holder and last renewal when the input has it (renewed
+    /// longer ago than its `leaseDurationSeconds`: no replica leads, and that is the cause given).
     ///
     /// ## Remediation
     /// 1. Gated: find the controller that owns each gate (its prefix names it) and why it has not released
@@ -118,6 +119,9 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     for (p, state) in &peers.scheduler_pods {
         evidence.push(Evidence::api(format!("scheduler pod {p}: {state}")));
     }
+    // The default scheduler's leader Lease, and whether it ran out: no replica has renewed it within its
+    // duration, so none leads (down, or cut off from the API).
+    let mut lapsed = None;
     if name == DEFAULT {
         match cx
             .ix
@@ -126,14 +130,28 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             .iter()
             .find(|l| l.metadata.namespace == "kube-system" && l.metadata.name == "kube-scheduler")
         {
-            Some(l) => evidence.push(
-                Evidence::api(format!(
-                    "Lease kube-system/kube-scheduler: holder {}, last renewed {}",
-                    l.spec.holder_identity.as_deref().unwrap_or("<none>"),
-                    l.spec.renew_time.map(|t| t.to_string()).unwrap_or_else(|| "never".into())
-                ))
-                .at(l.spec.renew_time),
-            ),
+            Some(l) => {
+                let duration = l.spec.lease_duration_seconds.unwrap_or(15);
+                let since = l.spec.renew_time.map(|t| cx.now.duration_since(t));
+                if since.is_some_and(|d| d.as_secs() > duration) {
+                    lapsed = since;
+                }
+                evidence.push(
+                    Evidence::api(format!(
+                        "Lease kube-system/kube-scheduler: holder {}, last renewed {}{}",
+                        l.spec.holder_identity.as_deref().unwrap_or("<none>"),
+                        l.spec.renew_time.map(|t| t.to_string()).unwrap_or_else(|| "never".into()),
+                        match lapsed {
+                            Some(d) => format!(
+                                " ({} ago: past its {duration}s lease, so no kube-scheduler leads)",
+                                crate::util::human(d)
+                            ),
+                            None => String::new(),
+                        }
+                    ))
+                    .at(l.spec.renew_time),
+                )
+            }
             None if peers.scheduler_pods.is_empty() && !described => evidence.push(Evidence::api(
                 "no kube-scheduler pod or Lease in the input (a managed control plane, or not dumped)",
             )),
@@ -189,6 +207,10 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         let bad_sched = peers.scheduler_pods.iter().find(|(_, s)| !s.starts_with("Running"));
         match (bad_sched, peers.placed, untried) {
             (Some((p, state)), _, _) => format!("no scheduler has tried the pod: kube-scheduler pod {p} is {state}"),
+            _ if lapsed.is_some() => format!(
+                "no scheduler has tried the pod: the kube-scheduler leader Lease was last renewed {} ago, so no kube-scheduler leads (down, or cut off from the API)",
+                lapsed.map(crate::util::human).unwrap_or_default()
+            ),
             (None, _, u) if u > 0 => format!(
                 "no scheduler has tried the pod, nor {u} other pod(s) of the default scheduler: kube-scheduler is down, not leading or cut off"
             ),
