@@ -61,22 +61,26 @@ pub enum OpKind {
     Delete,
     ForceDelete,
     RemoveFinalizers,
+    RemoveSchedulingGates,
     RemoveOutOfService,
     Uncordon,
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 7] = [
+    pub const ALL: [OpKind; 8] = [
         OpKind::Cordon,
         OpKind::OutOfService,
         OpKind::Delete,
         OpKind::ForceDelete,
         OpKind::RemoveFinalizers,
+        OpKind::RemoveSchedulingGates,
         OpKind::RemoveOutOfService,
         OpKind::Uncordon,
     ];
     /// Applied unless `--allow` says otherwise. The out-of-service taint is left out: it acts on every
-    /// pod and volume of a node, and is only right for a node that is really shut down.
+    /// pod and volume of a node, and is only right for a node that is really shut down. Removing
+    /// scheduling gates is left out too: it cannot be undone (gates are never added back), and it lets a
+    /// pod run without the admission (quota, gang placement) its gate stood for.
     pub const DEFAULT: [OpKind; 6] = [
         OpKind::Cordon,
         OpKind::Delete,
@@ -93,6 +97,7 @@ impl OpKind {
             OpKind::Delete => "delete",
             OpKind::ForceDelete => "force-delete",
             OpKind::RemoveFinalizers => "remove-finalizers",
+            OpKind::RemoveSchedulingGates => "remove-scheduling-gates",
             OpKind::RemoveOutOfService => "remove-out-of-service",
             OpKind::Uncordon => "uncordon",
         }
@@ -131,6 +136,9 @@ pub enum Op {
     /// Remove `metadata.finalizers` (JSON patch).
     #[serde(rename = "remove-finalizers")]
     RemoveFinalizers { target: Pinned, finalizers: Vec<String> },
+    /// Remove `spec.schedulingGates` (JSON patch, tested to be the gates the plan saw).
+    #[serde(rename = "remove-scheduling-gates")]
+    RemoveSchedulingGates { target: Pinned, gates: Vec<String> },
     /// `spec.unschedulable: true` (JSON patch).
     #[serde(rename = "cordon")]
     Cordon { target: Pinned },
@@ -168,6 +176,13 @@ impl Op {
         let finalizers = p.metadata.finalizers.iter().map(|f| f.to_string()).collect();
         Pinned::of("Pod", &p.metadata).map(|target| Op::RemoveFinalizers { target, finalizers })
     }
+    /// `None` when the pod has no scheduling gates.
+    pub fn remove_scheduling_gates(p: &Pod) -> Option<Op> {
+        let gates: Vec<String> = p.spec.scheduling_gates.iter().map(|g| g.name.to_string()).collect();
+        (!gates.is_empty())
+            .then(|| Pinned::of("Pod", &p.metadata).map(|target| Op::RemoveSchedulingGates { target, gates }))
+            .flatten()
+    }
     pub fn cordon(n: &Node) -> Option<Op> {
         Pinned::of("Node", &n.metadata).map(|target| Op::Cordon { target })
     }
@@ -194,6 +209,7 @@ impl Op {
             Op::ForceDelete { .. } => OpKind::ForceDelete,
             Op::Delete { .. } => OpKind::Delete,
             Op::RemoveFinalizers { .. } => OpKind::RemoveFinalizers,
+            Op::RemoveSchedulingGates { .. } => OpKind::RemoveSchedulingGates,
             Op::Cordon { .. } => OpKind::Cordon,
             Op::OutOfService { .. } => OpKind::OutOfService,
             Op::RemoveOutOfService { .. } => OpKind::RemoveOutOfService,
@@ -206,6 +222,7 @@ impl Op {
             Op::ForceDelete { target }
             | Op::Delete { target }
             | Op::RemoveFinalizers { target, .. }
+            | Op::RemoveSchedulingGates { target, .. }
             | Op::Cordon { target }
             | Op::OutOfService { target, .. }
             | Op::RemoveOutOfService { target, .. }
@@ -220,6 +237,7 @@ impl Op {
             Op::ForceDelete { .. } => format!("force-delete {t} (grace period 0)"),
             Op::Delete { .. } => format!("delete {t}"),
             Op::RemoveFinalizers { finalizers, .. } => format!("remove finalizers {finalizers:?} from {t}"),
+            Op::RemoveSchedulingGates { gates, .. } => format!("remove scheduling gates {gates:?} from {t}"),
             Op::Cordon { .. } => format!("cordon {t}"),
             Op::OutOfService { .. } => format!("taint {t} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute"),
             Op::RemoveOutOfService { .. } => format!("remove the node.kubernetes.io/out-of-service taint from {t}"),
@@ -235,6 +253,7 @@ impl Op {
             Op::ForceDelete { .. } => util::force_delete(ns, name),
             Op::Delete { .. } => util::delete_pod(ns, name),
             Op::RemoveFinalizers { .. } => util::clear_finalizers(ns, name),
+            Op::RemoveSchedulingGates { .. } => util::remove_scheduling_gates(ns, name),
             Op::Cordon { .. } => util::cordon(name),
             Op::OutOfService { .. } => util::taint_out_of_service(name),
             Op::RemoveOutOfService { .. } => util::untaint_out_of_service(name),
@@ -408,6 +427,19 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
             ]),
             dry_run,
         },
+        Op::RemoveSchedulingGates { gates, .. } => {
+            let listed: Vec<Value> = gates.iter().map(|g| json!({"name": g})).collect();
+            Request {
+                method: "PATCH",
+                path: pod() + q,
+                content_type: "application/json-patch+json",
+                body: guard(vec![
+                    json!({"op": "test", "path": "/spec/schedulingGates", "value": listed}),
+                    json!({"op": "remove", "path": "/spec/schedulingGates"}),
+                ]),
+                dry_run,
+            }
+        }
         Op::Cordon { .. } => Request {
             method: "PATCH",
             path: node(),
@@ -685,6 +717,16 @@ mod tests {
         assert!(r.body[2]["value"].is_array());
         let r = request(&Op::Cordon { target: node }, "7", false);
         assert_eq!(r.body[2], json!({"op": "add", "path": "/spec/unschedulable", "value": true}));
+        // Gates: tested to be the ones the plan saw, then removed (the API lets them only be removed).
+        let op = Op::RemoveSchedulingGates { target: pod(), gates: vec!["kueue.x-k8s.io/admission".into()] };
+        let r = request(&op, "41", true);
+        assert_eq!(r.path, "/api/v1/namespaces/prod/pods/web-0?dryRun=All");
+        assert_eq!(
+            r.body[2],
+            json!({"op": "test", "path": "/spec/schedulingGates", "value": [{"name": "kueue.x-k8s.io/admission"}]})
+        );
+        assert_eq!(r.body[3], json!({"op": "remove", "path": "/spec/schedulingGates"}));
+        assert!(!OpKind::DEFAULT.contains(&OpKind::RemoveSchedulingGates));
     }
 
     #[test]

@@ -83,6 +83,14 @@ pub fn clear_finalizers(ns: &str, name: &str) -> String {
     format!("kubectl patch pod -n {} {} --type=merge -p '{{\"metadata\":{{\"finalizers\":null}}}}'", sh(ns), sh(name))
 }
 
+pub fn remove_scheduling_gates(ns: &str, name: &str) -> String {
+    format!(
+        "kubectl patch pod -n {} {} --type=json -p '[{{\"op\":\"remove\",\"path\":\"/spec/schedulingGates\"}}]'",
+        sh(ns),
+        sh(name)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

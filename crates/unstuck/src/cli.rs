@@ -158,7 +158,8 @@ pub enum Cmd {
         #[arg(long)]
         confirm: bool,
         /// Operation kinds to include (repeatable): cordon, out-of-service, delete, force-delete,
-        /// remove-finalizers, remove-out-of-service, uncordon. Default: all but out-of-service.
+        /// remove-finalizers, remove-scheduling-gates, remove-out-of-service, uncordon. Default: all but
+        /// out-of-service and remove-scheduling-gates.
         #[arg(long = "allow", value_name = "KIND", value_parser = parse_op_kind)]
         allow: Vec<unstuck_rules::fix::OpKind>,
         /// Append-only audit log (JSON Lines). Default: $XDG_STATE_HOME/unstuck/audit.jsonl (~/.local/state/…).

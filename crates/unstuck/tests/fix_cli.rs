@@ -223,3 +223,37 @@ fn a_recovered_node_is_unfenced_only_with_confirmation_and_only_without_a_namesp
     let (_, out, _) = run(&["fix", &ex("mixed-cluster"), "--allow", "remove-out-of-service"]);
     assert!(out.contains("kubectl taint nodes ip-10-1-1-14 node.kubernetes.io/out-of-service-"), "{out}");
 }
+
+#[test]
+fn scheduling_gates_are_removed_only_when_allowed_and_pinned_to_the_gates_seen() {
+    // The mixed cluster's pending recommender, held by a Kueue gate instead (as the API shows a gated pod).
+    let src = example("mixed-cluster");
+    let d = tempfile::tempdir().unwrap();
+    copy_dir(&src, d.path());
+    let file = d.path().join("shop/pods.json");
+    let mut pods: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let name = "recommender-5f4e3d2c1-pqrst";
+    let p = pods["items"].as_array_mut().unwrap().iter_mut().find(|p| p["metadata"]["name"] == name).unwrap();
+    p["spec"]["schedulingGates"] = serde_json::json!([{"name": "kueue.x-k8s.io/admission"}]);
+    p["status"]["conditions"] = serde_json::json!([{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
+        "message": "Scheduling is blocked due to non-empty scheduling gates", "lastTransitionTime": "2024-06-03T11:00:00Z"}]);
+    let uid = p["metadata"]["uid"].clone();
+    std::fs::write(&file, pods.to_string()).unwrap();
+    let dir = d.path().to_str().unwrap();
+    let gated = |v: &serde_json::Value, key: &str| -> Vec<serde_json::Value> {
+        v[key].as_array().unwrap().iter().filter(|i| i["op"]["kind"] == "remove-scheduling-gates").cloned().collect()
+    };
+    // By default: suggested, left out.
+    let (_, v) = plan(&[dir, "-n", "shop"]);
+    assert!(gated(&v, "items").is_empty(), "{v:#}");
+    assert_eq!(gated(&v, "notAllowed").len(), 1, "{v:#}");
+    // Allowed: in the plan, pinned to the pod and its gates, held until confirmed.
+    let (_, v) = plan(&[dir, "-n", "shop", "--allow", "remove-scheduling-gates"]);
+    let it = gated(&v, "items");
+    assert_eq!(it.len(), 1, "{v:#}");
+    assert_eq!(it[0]["op"]["target"]["name"], name);
+    assert_eq!(it[0]["op"]["target"]["uid"], uid);
+    assert_eq!(it[0]["op"]["gates"], serde_json::json!(["kueue.x-k8s.io/admission"]));
+    assert!(it[0]["requires"].to_string().contains("kueue.x-k8s.io/admission"), "{v:#}");
+    assert_eq!(it[0]["reasons"][0]["rule"], "never-scheduled");
+}

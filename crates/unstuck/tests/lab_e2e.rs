@@ -386,9 +386,49 @@ fn lab_end_to_end() {
     fix_flow(&rt, &client, &cp, tmp.path(), &nobody);
     serve.follows_the_fix();
     recovery_flow(&rt, &client, &cp, tmp.path(), &logs);
+    ungate(&rt, &client, &cp, tmp.path());
     scheduler_down(&rt, &client, &mut cp, &logs);
     drop(rt);
     drop(cp);
+}
+
+/// A pod held by a scheduling gate whose controller does not exist: removing the gates is opt-in
+/// (`--allow remove-scheduling-gates`) and held until `--confirm`; applied, the scheduler places the pod.
+fn ungate(rt: &tokio::runtime::Runtime, client: &kube::Client, cp: &ControlPlane, tmp: &Path) {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::Api;
+    let audit = tmp.join("state/audit.jsonl");
+    let gates = |p: &Pod| p.spec.as_ref().and_then(|s| s.scheduling_gates.clone()).unwrap_or_default().len();
+    let get = || rt.block_on(Api::<Pod>::namespaced(client.clone(), "sc-apps").get("batch-gated")).unwrap();
+    // Not in the default set: left out, and the pod keeps its gate.
+    let (_, v, err) =
+        fix(&cp.kubeconfig, &audit, &["-n", "sc-apps", "--rule", "never-scheduled", "--confirm", "--apply"]);
+    assert!(v["notAllowed"].to_string().contains("remove-scheduling-gates"), "{err}\n{v:#}");
+    assert_eq!(gates(&get()), 1);
+    // Allowed but not confirmed: held.
+    let allow = ["-n", "sc-apps", "--rule", "never-scheduled", "--allow", "remove-scheduling-gates"];
+    let (_, v, err) = fix(&cp.kubeconfig, &audit, &[&allow[..], &["--apply"]].concat());
+    let got = outcomes(&v);
+    assert!(
+        got.iter().any(|o| o.1 == "remove-scheduling-gates" && o.2 == "sc-apps/batch-gated" && o.3 == "held"),
+        "{err}\n{v:#}"
+    );
+    assert_eq!(gates(&get()), 1);
+    // Allowed and confirmed: applied, and the scheduler places the pod.
+    let (_, v, err) = fix(&cp.kubeconfig, &audit, &[&allow[..], &["--confirm", "--apply"]].concat());
+    let got = outcomes(&v);
+    assert!(
+        got.iter().any(|o| o.1 == "remove-scheduling-gates" && o.2 == "sc-apps/batch-gated" && o.3 == "applied"),
+        "{err}\n{v:#}"
+    );
+    rt.block_on(scenarios::wait_until("batch-gated scheduled once ungated", Duration::from_secs(60), || async {
+        Api::<Pod>::namespaced(client.clone(), "sc-apps")
+            .get("batch-gated")
+            .await
+            .is_ok_and(|p| p.spec.and_then(|s| s.node_name).is_some())
+    }))
+    .expect("the ungated pod is scheduled");
+    println!("fix: remove-scheduling-gates opt-in, held until --confirm, applied; the scheduler then placed the pod");
 }
 
 /// The default scheduler crashes (SIGKILL: its leader Lease is not released). A pod created after that is

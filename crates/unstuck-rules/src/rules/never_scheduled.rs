@@ -254,10 +254,11 @@ fn gated_cause(pod: &Pod, gates: &[&str]) -> Cause {
             )),
             StepDraft::cluster(
                 "Only if that controller is gone: remove the gates (they can only be removed, never added back)",
-                format!("kubectl patch pod -n {ns} {name} --type=json -p '[{{\"op\":\"remove\",\"path\":\"/spec/schedulingGates\"}}]'"),
+                crate::util::remove_scheduling_gates(&pod.metadata.namespace, &pod.metadata.name),
             )
-            .risk("the pod then schedules without the admission the gate stood for (quota, gang placement)")
-            .mutating(),
+            .op(crate::fix::Op::remove_scheduling_gates(pod))
+            .requires(format!("the controller that owns the gate(s) ({shown}) is gone, or what it waits for was settled by hand"))
+            .risk("the pod then schedules without the admission the gate stood for (quota, gang placement)"),
         ],
     }
 }
