@@ -419,7 +419,17 @@ pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Re
             }
         }
     } else {
-        for (i, v) in yaml_values(path, bytes)?.into_iter().enumerate() {
+        let values = match yaml_values(path, bytes) {
+            Ok(v) => v,
+            Err(e) => match salvage_yaml(bytes) {
+                Some((v, how)) => {
+                    c.warn(format!("{path}: not YAML as it stands ({e}); read as a cut or elided paste: {how}"));
+                    v
+                }
+                None => return Err(e),
+            },
+        };
+        for (i, v) in values.into_iter().enumerate() {
             if v.is_null() {
                 continue;
             }
@@ -458,10 +468,91 @@ fn yaml_values(path: &str, bytes: &[u8]) -> Result<Vec<serde_json::Value>, Inges
         .collect()
 }
 
+/// A Kubernetes object pasted into a ticket and cut or elided on the way (a stray `> ` quote mark, `...`
+/// lines where the reporter left parts out, and then maybe cut off mid-document): the documents of what is
+/// left, and what was done to read it. `None` unless the text shows a quote mark or an elision, and what is
+/// left holds at least one object with a `kind`.
+pub(crate) fn salvage_yaml(bytes: &[u8]) -> Option<(Vec<serde_json::Value>, String)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    // (original line number, text) of the lines kept.
+    let mut lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
+    let mut how = Vec::new();
+    // A markdown quote: on every non-blank line, or left on the first one only.
+    let quoted = |l: &str| l.starts_with("> ") || l == ">";
+    let filled: Vec<usize> = (0..lines.len()).filter(|&i| !lines[i].1.trim().is_empty()).collect();
+    let strip =
+        if filled.iter().all(|&i| quoted(lines[i].1)) { filled.clone() } else { filled.into_iter().take(1).collect() };
+    let stripped: Vec<usize> = strip.into_iter().filter(|&i| quoted(lines[i].1)).collect();
+    for &i in &stripped {
+        lines[i].1 = lines[i].1.strip_prefix("> ").unwrap_or("");
+    }
+    if !stripped.is_empty() {
+        how.push(format!("the `> ` quote mark removed from {} line(s)", stripped.len()));
+    }
+    // Elisions.
+    let before = lines.len();
+    lines.retain(|(_, l)| !matches!(l.trim(), "..." | "…" | "[...]" | "<snip>" | "..snip.."));
+    if lines.len() < before {
+        how.push(format!("{} elided line(s) (`...`) dropped", before - lines.len()));
+    }
+    // Only a text that shows it was pasted: a manifest with a mistake in it, or cut short alone, stays an
+    // error naming its line.
+    if how.is_empty() {
+        return None;
+    }
+    // Cut where the parser stops, at most three times.
+    for _ in 0..4 {
+        let joined: String = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
+        match serde_yaml_ng::Deserializer::from_str(&joined)
+            .map(serde_json::Value::deserialize)
+            .collect::<Result<Vec<serde_json::Value>, _>>()
+        {
+            Ok(docs) => {
+                let objects = docs.iter().filter(|d| d.get("kind").is_some_and(|k| k.is_string())).count();
+                return (objects > 0 && !how.is_empty()).then(|| (docs, how.join("; ")));
+            }
+            Err(e) => {
+                // At the end of the stream (a quote left open) the parser names the line after the last.
+                let at = e.location().map(|l| l.line().min(lines.len())).filter(|&l| l >= 2)?;
+                // The parser may only notice a bad line at the next one: cut before the line it names.
+                how.push(format!("cut before line {} (the rest was not read)", lines[at - 1].0));
+                lines.truncate(at - 1);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use unstuck_model::{Event, Node, Pod};
+
+    #[test]
+    fn a_cut_or_elided_paste_is_read_with_what_was_done() {
+        // tofu-controller#1291: the reporter elided the rest with `...`.
+        let elided = "apiVersion: v1\nkind: Pod\nmetadata:\n  finalizers:\n  - foregroundDeletion\n  name: tf-runner\n  namespace: foobar\n  ...\n...\n";
+        assert!(yaml_values("p", elided.as_bytes()).is_err());
+        let (docs, how) = salvage_yaml(elided.as_bytes()).expect("read");
+        assert_eq!(docs[0]["metadata"]["finalizers"][0], "foregroundDeletion");
+        assert!(how.contains("2 elided line(s)"), "{how}");
+        // kubernetes#101391: a `> ` left on the first line, the text cut inside managedFields.
+        let quoted = "> kind: Pod\napiVersion: v1\nmetadata:\n  name: prometheus-0\n  namespace: lens-metrics\n  deletionTimestamp: '2021-04-22T23:49:27Z'\n  managedFields:\n    - manager: kubelet\n      fieldsV1:\n        'f:status':\n          'k:{\"type\":\"Ready\"}':\n            .: {}\n            'f:lastProbeTime':";
+        let (docs, how) = salvage_yaml(quoted.as_bytes()).expect("read");
+        assert_eq!(docs[0]["metadata"]["deletionTimestamp"], "2021-04-22T23:49:27Z");
+        assert!(how.contains("quote mark removed from 1 line"), "{how}");
+        // Elided, then cut mid-line: read up to the line before.
+        let cut = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-0\n  ...\nspec:\n  nodeName: node-1\n  containers:\n  - name: web\n    image: \"nginx:1.2";
+        let (docs, how) = salvage_yaml(cut.as_bytes()).expect("read");
+        assert_eq!(docs[0]["spec"]["nodeName"], "node-1");
+        assert!(how.contains("cut before line 10"), "{how}");
+        // Cut alone (or a mistake in a manifest): no sign of a paste, the error stands.
+        assert!(salvage_yaml(cut.replace("  ...\n", "").as_bytes()).is_none());
+        // Not a Kubernetes object, or nothing to repair: not salvaged (the parser's error stands).
+        assert!(salvage_yaml(b"just: [some\nprose that: is: not yaml\n").is_none());
+        assert!(salvage_yaml(b"apiVersion: v1\nkind: Pod\n").is_none());
+        assert!(salvage_yaml(b"\xff\xfe").is_none());
+    }
 
     /// Whatever the fast reader accepts, serde_json reads the same way; the reader's answer (objects
     /// or error) is always serde_json's. Returns whether the fast reader accepted.
