@@ -402,6 +402,14 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
         v.extend(ops);
         Value::Array(v)
     };
+    // A pod's list removed, tested first to be what the plan saw.
+    let remove_tested = |path: &str, value: Value| Request {
+        method: "PATCH",
+        path: pod() + q,
+        content_type: "application/json-patch+json",
+        body: guard(vec![json!({"op": "test", "path": path, "value": value}), json!({"op": "remove", "path": path})]),
+        dry_run,
+    };
     match op {
         Op::ForceDelete { .. } => Request {
             method: "DELETE",
@@ -417,28 +425,9 @@ pub fn request(op: &Op, resource_version: &str, dry_run: bool) -> Request {
             body: delete_options(None),
             dry_run,
         },
-        Op::RemoveFinalizers { finalizers, .. } => Request {
-            method: "PATCH",
-            path: pod() + q,
-            content_type: "application/json-patch+json",
-            body: guard(vec![
-                json!({"op": "test", "path": "/metadata/finalizers", "value": finalizers}),
-                json!({"op": "remove", "path": "/metadata/finalizers"}),
-            ]),
-            dry_run,
-        },
+        Op::RemoveFinalizers { finalizers, .. } => remove_tested("/metadata/finalizers", json!(finalizers)),
         Op::RemoveSchedulingGates { gates, .. } => {
-            let listed: Vec<Value> = gates.iter().map(|g| json!({"name": g})).collect();
-            Request {
-                method: "PATCH",
-                path: pod() + q,
-                content_type: "application/json-patch+json",
-                body: guard(vec![
-                    json!({"op": "test", "path": "/spec/schedulingGates", "value": listed}),
-                    json!({"op": "remove", "path": "/spec/schedulingGates"}),
-                ]),
-                dry_run,
-            }
+            remove_tested("/spec/schedulingGates", gates.iter().map(|g| json!({"name": g})).collect())
         }
         Op::Cordon { .. } => Request {
             method: "PATCH",
