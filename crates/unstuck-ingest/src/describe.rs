@@ -274,6 +274,7 @@ fn tables_beside(text: &str, anchor: Timestamp, out: &mut Vec<Value>, warnings: 
         match crate::table::objects(&lines[start..end].join("\n"), anchor) {
             Ok((mut objs, ws)) => {
                 adopt_name(out, &mut objs, status_shown, warnings);
+                from_events(&mut objs, out);
                 let have: Vec<_> = out.iter().map(key).collect();
                 out.extend(objs.into_iter().filter(|o| o["kind"] == "Event" || !have.contains(&key(o))));
                 warnings.extend(ws.into_iter().map(|w| format!("the table at line {}: {w}", i + 1)));
@@ -319,6 +320,42 @@ fn adopt_name(out: &mut [Value], table: &mut Vec<Value>, status_shown: bool, war
         ns.as_str().unwrap_or(""),
         name.as_str().unwrap_or("")
     ));
+}
+
+/// What a table's pod row does not show and the describe events beside it do (kubernetes#125217: the
+/// events, then a `get pods -o wide` row cut after RESTARTS): the node its `Scheduled` event assigned it
+/// to, and, without an AGE, its creation no later than its first event (a Terminating row without a
+/// deletion time is then dated by that, as a table dates one by its AGE).
+fn from_events(table: &mut [Value], out: &[Value]) {
+    for pod in table.iter_mut().filter(|v| v["kind"] == "Pod") {
+        let (ns, name) = (pod["metadata"]["namespace"].clone(), pod["metadata"]["name"].clone());
+        let about: Vec<&Value> = out
+            .iter()
+            .filter(|e| {
+                e["kind"] == "Event" && e["involvedObject"]["name"] == name && e["involvedObject"]["namespace"] == ns
+            })
+            .collect();
+        if pod["spec"]["nodeName"].as_str().is_some_and(str::is_empty) {
+            let assigned =
+                format!("Successfully assigned {}/{} to ", ns.as_str().unwrap_or(""), name.as_str().unwrap_or(""));
+            let node = about
+                .iter()
+                .filter(|e| e["reason"] == "Scheduled")
+                .find_map(|e| e["message"].as_str()?.strip_prefix(assigned.as_str()).map(str::trim));
+            if let Some(n) = node {
+                pod["spec"]["nodeName"] = json!(n);
+            }
+        }
+        if pod["metadata"]["creationTimestamp"].is_null() {
+            let first = about.iter().filter_map(|e| e["firstTimestamp"].as_str().or(e["lastTimestamp"].as_str())).min();
+            if let Some(t) = first {
+                pod["metadata"]["creationTimestamp"] = json!(t);
+                if pod["metadata"].get("deletionTimestamp").is_some_and(Value::is_null) {
+                    pod["metadata"]["deletionTimestamp"] = json!(t);
+                }
+            }
+        }
+    }
 }
 
 /// What an excerpt does not show and the row of its pod does: the phase (unless the excerpt shows its

@@ -132,6 +132,10 @@ fn header(line: &str) -> Option<Header> {
 /// usual alias), `oc get …`, `microk8s kubectl …`, `k3s kubectl …`.
 pub(crate) fn command(l: &str) -> Option<&str> {
     let t = l.trim();
+    // zsh's `➜  dir kubectl …` (oh-my-zsh's default theme): the arrow, the directory, the command.
+    if let Some(rest) = t.strip_prefix('➜') {
+        return rest.trim_start().split_once(' ').and_then(|(_, cmd)| command_words(cmd.trim_start()));
+    }
     command_words(t).or_else(|| {
         // Behind a prompt: after one of its `$`, `#`, `>` or `%`; a prompt has no run of spaces (a row does).
         t.match_indices(['$', '#', '>', '%'])
@@ -149,12 +153,21 @@ fn command_words(t: &str) -> Option<&str> {
     (matches!(word, "kubectl" | "kubectl.exe") || matches!(word, "k" | "oc") && reads()).then_some(args.trim_start())
 }
 
-/// Lines around tables that are not rows: a shell prompt with the command, kubectl's empty answer.
+/// A shell prompt with nothing typed at it (`[root@wp-1 k8s]#`, `user@host:~$`, `$`).
+fn bare_prompt(t: &str) -> bool {
+    let t = t.trim();
+    matches!(t.chars().last(), Some('$' | '#' | '%' | '>'))
+        && (t.starts_with('➜') || !t.contains("  ") && (t.len() <= 2 || t.contains('@') || t.starts_with('[')))
+}
+
+/// Lines around tables that are not rows: a shell prompt with the command or with none, kubectl's empty
+/// answer.
 fn chatter(l: &str) -> bool {
     let t = l.trim();
     t.is_empty()
         || t.starts_with("$ ")
         || t.starts_with("# ")
+        || bare_prompt(t)
         || command(t).is_some()
         || t.starts_with("No resources found")
         || t.starts_with("```")
@@ -404,7 +417,8 @@ pub(crate) fn pod_state(
             let phase = if restarts > 0 { "Running" } else { "Failed" };
             (phase, String::new(), json!(statuses(total, ready_n, restarts, &term)), none)
         }
-        "Pending" => ("Pending", String::new(), none.clone(), none),
+        // Held by scheduling gates (kubectl 1.26+ prints the PodScheduled condition's reason).
+        "Pending" | "SchedulingGated" => ("Pending", String::new(), none.clone(), none),
         "Unknown" => ("Unknown", String::new(), json!(statuses(total, ready_n, restarts, &running)), none),
         "NodeLost" => ("Unknown", "NodeLost".into(), json!(statuses(total, ready_n, restarts, &running)), none),
         s if WAITING.contains(&s) => {
@@ -458,6 +472,9 @@ fn pod_row(t: &Table, row: &[&str], name: &str, created: Option<String>) -> Valu
     let mut conditions = Vec::new();
     if status == "Pending" && t.cell(row, "NODE") == Some("<none>") {
         conditions.push(json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}));
+    }
+    if status == "SchedulingGated" {
+        conditions.push(json!({"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}));
     }
     json!({
         "apiVersion": "v1",
@@ -837,6 +854,7 @@ mod tests {
             ("PS C:\\> kubectl.exe get pods -n shop", Some("shop")),
             ("$ microk8s kubectl get pods -n shop", Some("shop")),
             ("oc get pods -n openshift-monitoring", Some("openshift-monitoring")),
+            ("➜  us-stuck-in-pending kubectl get po -owide -n gitpod | grep pre", Some("gitpod")),
         ] {
             assert_eq!(command_namespace(l), ns, "{l}");
             assert!(chatter(l), "{l}");
@@ -848,6 +866,11 @@ mod tests {
             "web-0   0/1   Error   0   1m   10.0.0.1   n1   <none>   <none>   # k get",
         ] {
             assert!(command(row).is_none(), "{row}");
+            assert!(!chatter(row), "{row}");
+        }
+        // Prompts with nothing typed at them (kubernetes#125217) are not rows either.
+        for l in ["[root@wp-1 k8s]# ", "user@host:~$", "$", "➜  ~ %"] {
+            assert!(chatter(l), "{l}");
         }
         // `kubectl get all -n shop`: `pod/` prefixes, the other resources' tables skipped with a warning.
         let text = "$ kubectl get all -n shop\n\
@@ -939,6 +962,7 @@ mod tests {
         assert_eq!(phase("Error", 0), "Failed");
         assert_eq!(phase("Completed", 0), "Succeeded");
         assert_eq!(phase("Unknown", 0), "Unknown");
+        assert_eq!(phase("SchedulingGated", 0), "Pending");
         let (phase, reason, ..) = pod_state("Evicted", 0, 1, 0);
         assert_eq!((phase, reason.as_str()), ("Failed", "Evicted"));
         let (_, reason, ..) = pod_state("NodeLost", 0, 1, 0);

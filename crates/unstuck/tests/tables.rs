@@ -334,3 +334,20 @@ fn statefulsets_stopped_at_a_stuck_ordinal_in_real_pastes() {
     let r = report(&p);
     assert!(!r.findings.iter().any(|f| f.rule == "statefulset-ordinal-blocked"), "{:?}", triples(&r));
 }
+
+/// kubectl 1.26+ prints `SchedulingGated` for a pod its scheduling gates hold (keptn/lifecycle-toolkit#3296:
+/// a gate the operator never removed): never-scheduled, naming the gates as not shown. The Running pods
+/// beside it are not reported.
+#[test]
+fn a_pod_a_scheduling_gate_holds_is_never_scheduled_from_its_get_row() {
+    let table = "NAME                            READY   STATUS            RESTARTS   AGE\n\
+                 internal-app-5484969b58-sqx4v   2/2     Running           0          12d\n\
+                 internal-app-54f6985b77-r4ncv   0/2     SchedulingGated   0          40m\n\
+                 public-app-58b887b55d-8thbf     2/2     Running           0          40m\n";
+    let (_d, p) = common::saved_text(table, "ticket.txt", "2024-03-19T12:00:00Z");
+    let r = report(&p);
+    assert_eq!(triples(&r), [t("never-scheduled", "Pod", "default/internal-app-54f6985b77-r4ncv")]);
+    let f = &r.findings[0];
+    assert!(f.summary.starts_with("held by scheduling gates (not shown in the input)"), "{}", f.summary);
+    assert!(f.evidence.iter().any(|e| e.text == "PodScheduled=False (SchedulingGated)"), "{:#?}", f.evidence);
+}

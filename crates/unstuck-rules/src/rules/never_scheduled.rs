@@ -228,7 +228,11 @@ fn gated_cause(pod: &Pod, gates: &[&str]) -> Cause {
     let mut evidence = Vec::new();
     if let Some(c) = pod.condition("PodScheduled") {
         evidence.push(
-            Evidence::api(format!("PodScheduled=False ({}): {}", c.reason, c.message)).at(c.last_transition_time),
+            Evidence::api(match c.message.is_empty() {
+                true => format!("PodScheduled=False ({})", c.reason),
+                false => format!("PodScheduled=False ({}): {}", c.reason, c.message),
+            })
+            .at(c.last_transition_time),
         );
     }
     let shown = if gates.is_empty() { "not shown in the input".to_string() } else { gates.join(", ") };
