@@ -168,13 +168,78 @@ fn chatter(l: &str) -> bool {
         || t.starts_with("$ ")
         || t.starts_with("# ")
         || bare_prompt(t)
+        || matches!(t, "..." | "…" | "[...]")
         || command(t).is_some()
         || t.starts_with("No resources found")
         || t.starts_with("```")
 }
 
+/// The cells of a `kubectl get pods` row without its header (piped through `grep`, or the header left out
+/// of the paste), split at runs of two or more spaces or a tab, with the character each starts at; and
+/// where its READY cell is (1, or 2 after a NAMESPACE). `None` unless it has that shape: `N/M`, a status
+/// word, a restart count, an age.
+fn pod_row_shape(l: &str) -> Option<(Vec<(String, usize)>, usize)> {
+    let l = l.trim_end();
+    let chars: Vec<char> = l.chars().collect();
+    let mut cells = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == ' ' || chars[i] == '\t' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len()
+            && chars[i] != '\t'
+            && !(chars[i] == ' ' && chars.get(i + 1).is_none_or(|c| *c == ' ' || *c == '\t'))
+        {
+            i += 1;
+        }
+        cells.push((chars[start..i].iter().collect::<String>(), start));
+    }
+    let is_ready = |c: &str| {
+        c.split_once('/').is_some_and(|(a, b)| {
+            !a.is_empty()
+                && !b.is_empty()
+                && a.bytes().all(|x| x.is_ascii_digit())
+                && b.bytes().all(|x| x.is_ascii_digit())
+        })
+    };
+    let r = (1..=2).find(|&r| cells.get(r).is_some_and(|(c, _)| is_ready(c)))?;
+    let (status, restarts, age) = (&cells.get(r + 1)?.0, &cells.get(r + 2)?.0, &cells.get(r + 3)?.0);
+    let fits = status.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !status.contains(' ')
+        && restarts.starts_with(|c: char| c.is_ascii_digit())
+        && (human_duration(age).is_some() || matches!(age.as_str(), "<invalid>" | "<unknown>"));
+    fits.then_some((cells, r))
+}
+
+/// A header for `kubectl get pods` rows pasted without one: the columns the widest of the rows from `i`
+/// on (up to a line that is not such a row) shows, at its cells' positions (`-A` adds NAMESPACE; after AGE,
+/// one more cell is old kubectl's NODE, more are `-o wide`'s IP, NODE, NOMINATED NODE, READINESS GATES).
+fn headless_pods(lines: &[&str], i: usize) -> Option<Header> {
+    let block: Vec<(Vec<(String, usize)>, usize)> = lines[i..].iter().map_while(|l| pod_row_shape(l)).collect();
+    let (cells, r) = block.iter().max_by_key(|(c, _)| c.len())?;
+    if block.iter().any(|(_, r2)| r2 != r) {
+        return None;
+    }
+    let mut names: Vec<&str> = if *r == 2 { vec!["NAMESPACE", "NAME"] } else { vec!["NAME"] };
+    names.extend(["READY", "STATUS", "RESTARTS", "AGE"]);
+    let extra = cells.len() - names.len();
+    match extra {
+        0 => {}
+        1 => names.push("NODE"),
+        n => names.extend(["IP", "NODE", "NOMINATED NODE", "READINESS GATES"].into_iter().take(n)),
+    }
+    if names.len() != cells.len() {
+        return None;
+    }
+    let cols = names.iter().zip(cells).map(|(n, (_, at))| (n.to_string(), *at)).collect();
+    Some(Header { kind: Kind::Pods, cols })
+}
+
 /// Whether text reads as one or more `kubectl get pods|nodes|events` tables: its first line that is not a
-/// prompt is a header kubectl prints.
+/// prompt is a header kubectl prints, or a `get pods` row pasted without one.
 pub(crate) fn sniff(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(64 * 1024)];
     let text = match std::str::from_utf8(head) {
@@ -186,8 +251,11 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
     };
     // The first line is a table's header, and some table in the head is one that is read.
     let read = |l: &str| header(l.trim_end_matches('\r')).is_some_and(|h| h.kind != Kind::Other);
-    text.lines().find(|l| !chatter(l)).is_some_and(|l| header(l.trim_end_matches('\r')).is_some())
-        && text.lines().any(read)
+    let first = text.lines().find(|l| !chatter(l)).map(|l| l.trim_end_matches('\r'));
+    if first.is_some_and(|l| pod_row_shape(l).is_some()) {
+        return true;
+    }
+    first.is_some_and(|l| header(l).is_some()) && text.lines().any(read)
 }
 
 /// A row's cells, one per column: by the header's positions when the row lines up with them, else split
@@ -233,6 +301,9 @@ struct Table<'a> {
     /// The namespace the command above it named (`$ kubectl get pods -n shop`), for a table without a
     /// NAMESPACE column.
     namespace: Option<&'a str>,
+    /// Rows pasted without their header, which was inferred from their shape: a line that does not fit
+    /// ends them (other text pasted after them), instead of being an error.
+    headless: bool,
 }
 
 /// The namespace a pasted `kubectl` command line names: `-n NS`, `-nNS`, `--namespace NS`, `--namespace=NS`.
@@ -268,8 +339,8 @@ fn tables(text: &str) -> Result<(Vec<Table<'_>>, Vec<usize>), Bad> {
     // A blank line ends a table's rows: what follows that is neither a header nor a row is other text
     // pasted between tables (a describe excerpt, `kubectl top`, prose), skipped.
     let (mut gap, mut skipped) = (false, Vec::new());
-    for (i, l) in text.lines().enumerate() {
-        let l = l.trim_end_matches('\r');
+    let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
+    for (i, &l) in lines.iter().enumerate() {
         if l.trim().is_empty() {
             gap = true;
             continue;
@@ -281,9 +352,20 @@ fn tables(text: &str) -> Result<(Vec<Table<'_>>, Vec<usize>), Bad> {
             continue;
         }
         if let Some(h) = header(l) {
-            out.push(Table { header: h, rows: Vec::new(), namespace });
+            out.push(Table { header: h, rows: Vec::new(), namespace, headless: false });
             gap = false;
             continue;
+        }
+        // `get pods` rows without their header (`kubectl get pods -A | grep Terminating`): a line no table
+        // above takes as a row.
+        let fits = out.last().is_some_and(|t| {
+            t.header.kind != Kind::Other && cells(&t.header, l).is_some_and(|r| !gap || r.iter().all(|c| !c.is_empty()))
+        });
+        if !fits {
+            if let Some(h) = headless_pods(&lines, i) {
+                out.push(Table { header: h, rows: Vec::new(), namespace, headless: true });
+                gap = false;
+            }
         }
         let Some(t) = out.last_mut() else {
             return Err(Bad { line: i + 1, msg: "no kubectl get header (NAME … STATUS …) above this line".into() });
@@ -294,7 +376,7 @@ fn tables(text: &str) -> Result<(Vec<Table<'_>>, Vec<usize>), Bad> {
         // After a blank line, a row must fill every column (`free -h` lines up with nothing, but is short).
         let row = cells(&t.header, l).filter(|r| !gap || r.iter().all(|c| !c.is_empty()));
         let Some(row) = row else {
-            if gap {
+            if gap || t.headless {
                 skipped.push(i + 1);
                 continue;
             }

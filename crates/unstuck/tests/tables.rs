@@ -351,3 +351,45 @@ fn a_pod_a_scheduling_gate_holds_is_never_scheduled_from_its_get_row() {
     assert!(f.summary.starts_with("held by scheduling gates (not shown in the input)"), "{}", f.summary);
     assert!(f.evidence.iter().any(|e| e.text == "PodScheduled=False (SchedulingGated)"), "{:#?}", f.evidence);
 }
+
+/// `kubectl get po -owide | grep Ter` pasted without its header (gitpod-io/gitpod#9673), behind
+/// oh-my-zsh's prompt: the rows are read by their shape (READY, a status, restarts, an age, then `-o
+/// wide`'s IP and NODE), each pod on its node. A line that is not such a row still needs a header.
+#[test]
+fn pod_rows_grepped_without_their_header_are_read_by_their_shape() {
+    let text = "\n➜  us-stuck-in-pending kubectl get po -owide | grep pre\n\
+        prebuild-0c45f4e9-abc3-4c29-9c85-a51abadd7300   0/1     Terminating         0               19h     10.20.7.155     headless-ws-us43-pool-thcf    <none>           <none>\n\
+        prebuild-1996722a-f3f9-4a64-a2dc-04f237f3f3ae   0/1     Terminating         0               8m22s   10.20.253.235   headless-ws-us43-pool-ll7f    <none>           <none>\n\
+        prebuild-48ee6d5d-7880-4864-ac52-5b5a3f0c9e11   1/1     Running             0               19h     10.20.25.117    headless-ws-us43-pool-tvlr    <none>           <none>\n\
+        ...\n";
+    let (_d, p) = common::saved_text(text, "ticket.txt", "2022-05-04T10:00:00Z");
+    let r = report(&p);
+    // Both Terminating pods past the threshold, each on its node; the Running one is not reported.
+    assert_eq!(
+        triples(&r),
+        [
+            t("stuck-unknown", "Pod", "default/prebuild-0c45f4e9-abc3-4c29-9c85-a51abadd7300"),
+            t("stuck-unknown", "Pod", "default/prebuild-1996722a-f3f9-4a64-a2dc-04f237f3f3ae"),
+        ]
+    );
+    let node = |pod: &str| r.findings.iter().find(|f| f.subject.name.starts_with(pod)).unwrap().subject.node.clone();
+    assert_eq!(node("prebuild-0c45f4e9"), "headless-ws-us43-pool-thcf");
+    assert_eq!(node("prebuild-1996722a"), "headless-ws-us43-pool-ll7f");
+    assert!(r.findings.iter().all(|f| f.state == "Terminating"));
+    // Old kubectl's `-A -o wide` (kubernetes#17488): NAMESPACE first, NODE right after AGE, empty while Pending.
+    let text = "default            mailhog-ycokx       0/1       Pending   0          1h        \n\
+        kube-system        nrsysmond-0gf77     1/1       Running   0          23m       ip-10-0-12-147.eu-west-1.compute.internal\n";
+    let (_d, p) = common::saved_text(text, "ticket.txt", "2015-11-19T10:00:00Z");
+    let r = report(&p);
+    assert_eq!(triples(&r), [t("stuck-unknown", "Pod", "default/mailhog-ycokx")]);
+    // Text pasted right under such rows ends them (their header was only inferred): skipped, with a warning.
+    let text = "web-0   0/1     Terminating   0          3h\nName:         web-0\nNamespace:    default\n";
+    let (_d, p) = common::saved_text(text, "ticket.txt", "2022-05-04T10:00:00Z");
+    let r = report(&p);
+    assert_eq!(triples(&r), [t("stuck-unknown", "Pod", "default/web-0")]);
+    assert!(r.warnings.iter().any(|w| w.contains("skipped (lines 2–3)")), "{:?}", r.warnings);
+    // Prose is not a row: still refused, naming the line.
+    let (_d, p) = common::saved_text("the pod web-0 is 0/1 and stuck since 3h\n", "ticket.txt", "2022-05-04T10:00:00Z");
+    let (code, _, err) = run(&["diagnose", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+}
