@@ -500,7 +500,7 @@ pub(crate) fn salvage_yaml(bytes: &[u8]) -> Option<(Vec<serde_json::Value>, Stri
     if how.is_empty() {
         return None;
     }
-    // Cut where the parser stops, at most three times.
+    // Parse, and cut before the line where the parser stops: at most four tries.
     for _ in 0..4 {
         let joined: String = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
         match serde_yaml_ng::Deserializer::from_str(&joined)
@@ -509,7 +509,7 @@ pub(crate) fn salvage_yaml(bytes: &[u8]) -> Option<(Vec<serde_json::Value>, Stri
         {
             Ok(docs) => {
                 let objects = docs.iter().filter(|d| d.get("kind").is_some_and(|k| k.is_string())).count();
-                return (objects > 0 && !how.is_empty()).then(|| (docs, how.join("; ")));
+                return (objects > 0).then(|| (docs, how.join("; ")));
             }
             Err(e) => {
                 // At the end of the stream (a quote left open) the parser names the line after the last.

@@ -710,7 +710,7 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
 pub(crate) fn anchor(p: &std::path::Path, c: &mut Collector) -> (Timestamp, &'static str) {
     match c.opts.now {
         Some(t) => (t, "--now"),
-        None => match std::fs::metadata(p).and_then(|m| m.modified()).ok().and_then(|m| Timestamp::try_from(m).ok()) {
+        None => match crate::file_time(p) {
             Some(t) => {
                 c.saved_at = c.saved_at.max(Some(t));
                 (t, "the file's modification time")

@@ -54,18 +54,19 @@ impl Header {
     }
 }
 
-/// The header's words, split at runs of two or more spaces, with the character each starts at.
+/// A line's words, split at runs of two or more spaces or at a tab, with the character each starts at.
 fn words(line: &str) -> Vec<(String, usize)> {
     let chars: Vec<char> = line.chars().collect();
+    let gap = |c: &char| *c == ' ' || *c == '\t';
     let mut out = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        if chars[i] == ' ' {
+        if gap(&chars[i]) {
             i += 1;
             continue;
         }
         let start = i;
-        while i < chars.len() && !(chars[i] == ' ' && chars.get(i + 1).is_none_or(|c| *c == ' ')) {
+        while i < chars.len() && chars[i] != '\t' && !(chars[i] == ' ' && chars.get(i + 1).is_none_or(gap)) {
             i += 1;
         }
         let word: String = chars[start..i].iter().collect();
@@ -175,28 +176,11 @@ fn chatter(l: &str) -> bool {
 }
 
 /// The cells of a `kubectl get pods` row without its header (piped through `grep`, or the header left out
-/// of the paste), split at runs of two or more spaces or a tab, with the character each starts at; and
-/// where its READY cell is (1, or 2 after a NAMESPACE). `None` unless it has that shape: `N/M`, a status
-/// word, a restart count, an age.
+/// of the paste), as `words` splits a header, with the character each starts at; and where its READY cell
+/// is (1, or 2 after a NAMESPACE). `None` unless it has that shape: `N/M`, a status word, a restart count,
+/// an age.
 fn pod_row_shape(l: &str) -> Option<(Vec<(String, usize)>, usize)> {
-    let l = l.trim_end();
-    let chars: Vec<char> = l.chars().collect();
-    let mut cells = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i] == ' ' || chars[i] == '\t' {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < chars.len()
-            && chars[i] != '\t'
-            && !(chars[i] == ' ' && chars.get(i + 1).is_none_or(|c| *c == ' ' || *c == '\t'))
-        {
-            i += 1;
-        }
-        cells.push((chars[start..i].iter().collect::<String>(), start));
-    }
+    let cells = words(l.trim_end());
     let is_ready = |c: &str| {
         c.split_once('/').is_some_and(|(a, b)| {
             !a.is_empty()
@@ -356,14 +340,17 @@ fn tables(text: &str) -> Result<(Vec<Table<'_>>, Vec<usize>), Bad> {
             gap = false;
             continue;
         }
+        // The line as a row of the table above; after a blank line, a row must fill every column (`free -h`
+        // lines up with nothing, but is short).
+        let as_row = |t: &Table, gap: bool| cells(&t.header, l).filter(|r| !gap || r.iter().all(|c| !c.is_empty()));
+        let mut row = out.last().filter(|t| t.header.kind != Kind::Other).and_then(|t| as_row(t, gap));
         // `get pods` rows without their header (`kubectl get pods -A | grep Terminating`): a line no table
         // above takes as a row.
-        let fits = out.last().is_some_and(|t| {
-            t.header.kind != Kind::Other && cells(&t.header, l).is_some_and(|r| !gap || r.iter().all(|c| !c.is_empty()))
-        });
-        if !fits {
+        if row.is_none() {
             if let Some(h) = headless_pods(&lines, i) {
-                out.push(Table { header: h, rows: Vec::new(), namespace, headless: true });
+                let t = Table { header: h, rows: Vec::new(), namespace, headless: true };
+                row = as_row(&t, false);
+                out.push(t);
                 gap = false;
             }
         }
@@ -373,8 +360,6 @@ fn tables(text: &str) -> Result<(Vec<Table<'_>>, Vec<usize>), Bad> {
         if t.header.kind == Kind::Other {
             continue;
         }
-        // After a blank line, a row must fill every column (`free -h` lines up with nothing, but is short).
-        let row = cells(&t.header, l).filter(|r| !gap || r.iter().all(|c| !c.is_empty()));
         let Some(row) = row else {
             if gap || t.headless {
                 skipped.push(i + 1);
