@@ -133,6 +133,12 @@ fn header(line: &str) -> Option<Header> {
 /// usual alias), `oc get …`, `microk8s kubectl …`, `k3s kubectl …`.
 pub(crate) fn command(l: &str) -> Option<&str> {
     let t = l.trim();
+    // `watch`'s title line: `Every 2.0s: kubectl get po -o wide      [host: ]Fri Oct 12 11:59:02 2018`.
+    if let Some((secs, rest)) = t.strip_prefix("Every ").and_then(|r| r.split_once("s: ")) {
+        if secs.parse::<f64>().is_ok() {
+            return command_words(rest.split("  ").next().unwrap_or("").trim());
+        }
+    }
     // zsh's `➜  dir kubectl …` (oh-my-zsh's default theme): the arrow, the directory, the command.
     if let Some(rest) = t.strip_prefix('➜') {
         return rest.trim_start().split_once(' ').and_then(|(_, cmd)| command_words(cmd.trim_start()));
@@ -635,7 +641,9 @@ fn bare_name(kind: Kind, n: &str) -> &str {
 
 /// The objects of one or more `kubectl get` tables, times counted back from `anchor`.
 pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
-    let (tables, skipped) = tables(text)?;
+    // Cells padded with tabs by a terminal's copy line up again at eight-column stops.
+    let text = crate::describe::expand_tabs(text);
+    let (tables, skipped) = tables(&text)?;
     let (mut pods, mut nodes, mut events, mut warnings) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     if let (Some(first), Some(last)) = (skipped.first(), skipped.last()) {
         let at = if first == last { format!("line {first}") } else { format!("lines {first}–{last}") };
@@ -904,6 +912,27 @@ mod tests {
     }
 
     #[test]
+    fn watch_screens_and_tab_padded_cells_read_as_the_terminal_showed_them() {
+        // A `watch kubectl get po -o wide` screen copied from a terminal that kept some padding as tabs
+        // (kubernetes#69717): at eight-column stops the cells line up with the header again.
+        let screen =
+            "Every 2.0s: kubectl get po -o wide                                    Fri Oct 12 11:59:02 2018\n\n\
+NAME                     READY     STATUS    RESTARTS   AGE\t  IP            NODE        NOMINATED NODE\n\
+httpd-7fdc6565b4-6r9s9   1/1\t   Running   0          19m\t  10.244.2.85   k8s-node2   <none>\n\
+httpd-7fdc6565b4-79w4h   1/1\t   Terminating   0      19m\t  10.244.2.86   k8s-node2   <none>\n";
+        assert!(sniff(screen.as_bytes()));
+        let (objs, _) = objects(screen, at()).unwrap();
+        assert_eq!(objs.len(), 2);
+        assert_eq!(objs[0]["spec"]["nodeName"], "k8s-node2");
+        assert_eq!(objs[0]["status"]["podIP"], "10.244.2.85");
+        assert!(objs[0]["metadata"]["deletionTimestamp"].is_null());
+        assert!(objs[1]["metadata"]["deletionTimestamp"].is_string());
+        // A title that is not watch's, and watch running something else, are not command lines.
+        assert_eq!(command("Every 2.0s: df -h                Fri Oct 12 11:59:02 2018"), None);
+        assert_eq!(command("Every day: kubectl get pods"), None);
+    }
+
+    #[test]
     fn the_command_above_a_table_names_its_namespace() {
         for (l, ns) in [
             ("$ kubectl get pods -n shop", Some("shop")),
@@ -922,6 +951,9 @@ mod tests {
             ("$ microk8s kubectl get pods -n shop", Some("shop")),
             ("oc get pods -n openshift-monitoring", Some("openshift-monitoring")),
             ("➜  us-stuck-in-pending kubectl get po -owide -n gitpod | grep pre", Some("gitpod")),
+            // `watch`'s title line, with the date (and, since procps 3.3.16, the host) right-aligned.
+            ("Every 2.0s: kubectl get po -o wide -n web                     Fri Oct 12 11:59:02 2018", Some("web")),
+            ("Every 1s: kubectl get pods --namespace=db      node-1: Tue Mar  4 10:00:00 2025", Some("db")),
         ] {
             assert_eq!(command_namespace(l), ns, "{l}");
             assert!(chatter(l), "{l}");
