@@ -929,9 +929,14 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
         let from = last(rs).map_or(0, |i| i + 1);
         rows[from..].iter().any(f)
     };
+    // The kubelet failed to kill the pod: `FailedKillPod`, or before 1.10 a `FailedSync` saying so.
+    let kill_failed = |r: &[&str; 5]| {
+        reason(r) == "FailedKillPod"
+            || reason(r) == "FailedSync" && (msg_has(r, "error killing pod") || msg_has(r, "KillContainerError"))
+    };
     let status = if any(&|r| reason(r) == "Evicted") {
         Some("Evicted")
-    } else if any(&|r| reason(r) == "FailedKillPod") {
+    } else if any(&kill_failed) {
         Some("Terminating")
     } else if any(&|r| reason(r) == "BackOff" && msg_has(r, "restarting failed container")) {
         Some("CrashLoopBackOff")
@@ -1010,10 +1015,11 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
     out.extend(events);
     if status == "Terminating" {
         // Deleted no later than the kubelet's first failure to kill it.
-        let first = out[1..]
+        let first = rows
             .iter()
-            .filter(|e| e["reason"] == "FailedKillPod")
-            .filter_map(|e| e["firstTimestamp"].as_str().or(e["lastTimestamp"].as_str()))
+            .zip(&out[1..])
+            .filter(|(r, _)| kill_failed(r))
+            .filter_map(|(_, e)| e["firstTimestamp"].as_str().or(e["lastTimestamp"].as_str()))
             .min()
             .map_or_else(|| anchor.to_string(), str::to_string);
         out[0]["metadata"]["deletionTimestamp"] = json!(first);
@@ -1237,6 +1243,17 @@ mod tests {
         let kill = "Events:\n  Type     Reason         Age                 From              Message\n  ----     ------         ----                ----              -------\n  Warning  FailedKillPod  29s (x81 over 23m)  kubelet, node-1   error killing pod: rpc error: code = DeadlineExceeded\n";
         let (objs, _) = objects(kill, at()).unwrap();
         assert_eq!(objs[0]["metadata"]["deletionTimestamp"], "2024-05-02T11:37:00Z");
+        // Before 1.10 the kubelet said so in a `FailedSync` (kubernetes#49108, tab-padded); one about
+        // something else says nothing about a deletion.
+        let old = |msg: &str| {
+            format!("  5m\t\t5m\t\t1\tkubelet, server37\t\t\t\t\t\tWarning\t\tFailedSync\t\t{msg}\n  40m\t\t40m\t\t1\tkubelet, server37\t\t\t\t\t\tWarning\t\tFailedSync\t\t{msg}\n")
+        };
+        let killing = old("Error syncing pod, skipping: error killing pod: failed to \"KillContainer\" for \"db\" with KillContainerError: \"rpc error: code = 4 desc = context deadline exceeded\"");
+        let (objs, _) = objects(&killing, at()).unwrap();
+        assert_eq!(objs[0]["metadata"]["deletionTimestamp"], "2024-05-02T11:20:00Z", "{objs:?}");
+        let other = old("Error syncing pod, skipping: failed to \"StartContainer\" for \"db\" with CrashLoopBackOff: \"Back-off 10s\"");
+        let (objs, _) = objects(&other, at()).unwrap();
+        assert!(objs.iter().all(|o| o["kind"] != "Pod"), "{objs:?}");
     }
 
     #[test]

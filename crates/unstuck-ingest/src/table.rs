@@ -160,6 +160,89 @@ fn command_words(t: &str) -> Option<&str> {
     (matches!(word, "kubectl" | "kubectl.exe") || matches!(word, "k" | "oc") && reads()).then_some(args.trim_start())
 }
 
+/// Whether a pasted kubectl command prints tables (`get`, `events`, `top`), by its first word that is a
+/// kubectl verb; `true` when it names none (`kubectl -n x po`?: read as before).
+fn prints_tables(args: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "get",
+        "events",
+        "top",
+        "describe",
+        "logs",
+        "exec",
+        "create",
+        "apply",
+        "delete",
+        "patch",
+        "edit",
+        "label",
+        "annotate",
+        "rollout",
+        "scale",
+        "cordon",
+        "uncordon",
+        "drain",
+        "taint",
+        "run",
+        "expose",
+        "explain",
+        "version",
+        "cluster-info",
+        "config",
+        "auth",
+        "wait",
+        "debug",
+        "attach",
+        "cp",
+        "port-forward",
+        "replace",
+    ];
+    args.split_whitespace().find(|a| VERBS.contains(a)).is_none_or(|v| matches!(v, "get" | "events" | "top"))
+}
+
+/// kubectl's one-line answer to a command that changes something: `deployment.apps/web created`,
+/// `pod "web-0" deleted` (before 1.12), `node/n1 cordoned`, with ` (dry run)` or ` (server dry run)`.
+fn change_result(t: &str) -> bool {
+    const DONE: &[&str] = &[
+        "created",
+        "configured",
+        "unchanged",
+        "deleted",
+        "patched",
+        "labeled",
+        "annotated",
+        "scaled",
+        "restarted",
+        "cordoned",
+        "uncordoned",
+        "drained",
+        "evicted",
+        "replaced",
+        "edited",
+        "tainted",
+        "untainted",
+        "exposed",
+        "autoscaled",
+        "serverside-applied",
+        "paused",
+        "resumed",
+    ];
+    let t = t.strip_suffix(" (dry run)").or_else(|| t.strip_suffix(" (server dry run)")).unwrap_or(t);
+    let Some((object, done)) = t.rsplit_once(' ') else { return false };
+    let object = object.trim();
+    let named = match object.split_once(' ') {
+        // `pod "web-0"`
+        Some((kind, name)) => {
+            kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'.') && name.starts_with('"') && name.ends_with('"')
+        }
+        // `deployment.apps/web`
+        None => object.split_once('/').is_some_and(|(kind, name)| {
+            !kind.is_empty() && !name.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'.')
+        }),
+    };
+    named && DONE.contains(&done)
+}
+
 /// A shell prompt with nothing typed at it (`[root@wp-1 k8s]#`, `user@host:~$`, `$`).
 fn bare_prompt(t: &str) -> bool {
     let t = t.trim();
@@ -177,6 +260,7 @@ fn chatter(l: &str) -> bool {
         || bare_prompt(t)
         || matches!(t, "..." | "…" | "[...]")
         || command(t).is_some()
+        || change_result(t)
         || t.starts_with("No resources found")
         || t.starts_with("```")
 }
@@ -329,6 +413,9 @@ fn tables(text: &str) -> Result<(Vec<Table<'_>>, Vec<usize>), Bad> {
     // A blank line ends a table's rows: what follows that is neither a header nor a row is other text
     // pasted between tables (a describe excerpt, `kubectl top`, prose), skipped.
     let (mut gap, mut skipped) = (false, Vec::new());
+    // After a pasted command that prints no table (`kubectl logs`, `describe`, `exec`), its output up to the
+    // next header or command is skipped.
+    let mut other_output = false;
     let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
     for (i, &l) in lines.iter().enumerate() {
         if l.trim().is_empty() {
@@ -336,14 +423,19 @@ fn tables(text: &str) -> Result<(Vec<Table<'_>>, Vec<usize>), Bad> {
             continue;
         }
         if chatter(l) {
-            if command(l).is_some() {
+            if let Some(args) = command(l) {
                 namespace = command_namespace(l);
+                other_output = !prints_tables(args);
             }
             continue;
         }
         if let Some(h) = header(l) {
             out.push(Table { header: h, rows: Vec::new(), namespace, headless: false });
-            gap = false;
+            (gap, other_output) = (false, false);
+            continue;
+        }
+        if other_output {
+            skipped.push(i + 1);
             continue;
         }
         // The line as a row of the table above; after a blank line, a row must fill every column (`free -h`
@@ -701,6 +793,24 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
             }
         }
     }
+    // A pod in more than one table (`kubectl get pods` run again further down the paste): the last row is
+    // the latest view of it.
+    let key = |p: &Value| (p["metadata"]["namespace"].to_string(), p["metadata"]["name"].to_string());
+    let mut last_row: HashMap<(String, String), usize> = HashMap::new();
+    for (i, (_, _, p)) in pods.iter().enumerate() {
+        last_row.insert(key(p), i);
+    }
+    if last_row.len() < pods.len() {
+        warnings.push(format!(
+            "{} pod row(s) repeat a pod shown again further down; each pod is read from its last row",
+            pods.len() - last_row.len()
+        ));
+        let mut i = 0;
+        pods.retain(|(_, _, p)| {
+            i += 1;
+            last_row[&key(p)] == i - 1
+        });
+    }
     // A Terminating pod is dated by the first event that started its deletion, else by its creation.
     let mut started: HashMap<(String, String), String> = HashMap::new();
     for e in &events {
@@ -909,6 +1019,40 @@ mod tests {
         let collapsed = "NAME    READY   STATUS    RESTARTS   AGE\nweb-0   1/1     Running   0          5m\nweb-1 1/1 Running 0 5m\n";
         let err = objects(collapsed, at()).unwrap_err();
         assert_eq!(err.line, 3);
+    }
+
+    #[test]
+    fn output_of_commands_that_print_no_table_is_skipped() {
+        // kruize/autotune#35: `kubectl create`'s answer above the table; certificate-init-container#13:
+        // `kubectl logs` and its error between tables.
+        let text =
+            "$ kubectl create -f deploy.yaml\ndeployment.apps/autotune created\n$ kubectl get pods -n monitoring\n\
+NAME                        READY   STATUS                       RESTARTS   AGE\n\
+autotune-655d8878cc-f2c9c   0/1     CreateContainerConfigError   0          16s\n\
+$ kubectl logs autotune-655d8878cc-f2c9c\n\
+Error from server (BadRequest): container \"autotune\" in pod \"autotune-655d8878cc-f2c9c\" is waiting to start\n\
+$ kubectl get pods -n monitoring\n\
+NAME                        READY   STATUS                       RESTARTS   AGE\n\
+autotune-655d8878cc-f2c9c   0/1     CreateContainerConfigError   0          46s\n";
+        assert!(sniff(text.as_bytes()));
+        let (objs, warnings) = objects(text, at()).unwrap();
+        // The pod shown twice is read from its last row.
+        assert_eq!(objs.len(), 1, "{objs:?}");
+        assert_eq!(objs[0]["metadata"]["namespace"], "monitoring");
+        assert_eq!(objs[0]["metadata"]["creationTimestamp"], "2024-06-03T09:59:14Z");
+        assert!(warnings.iter().any(|w| w.contains("read from its last row")), "{warnings:?}");
+        assert!(warnings.iter().any(|w| w.contains("(line 7)")), "{warnings:?}");
+        // The same error line right under a `get`'s rows is refused as before: a row that does not fit.
+        let under = text.replace("$ kubectl logs autotune-655d8878cc-f2c9c\n", "");
+        assert_eq!(objects(&under, at()).unwrap_err().line, 6);
+        // kubectl's answers to changes, and lines that only look like them.
+        for t in ["deployment.apps/web created", "pod \"web-0\" deleted", "node/n1 cordoned", "pod/x patched (dry run)"]
+        {
+            assert!(change_result(t), "{t}");
+        }
+        for t in ["web-0   1/1   Running   0   5m", "Pod/x Created", "the pod was created", "a/b c created"] {
+            assert!(!change_result(t), "{t}");
+        }
     }
 
     #[test]

@@ -493,7 +493,10 @@ impl Pod {
     /// An init container still running while the app containers wait for it (`Init:N/M`). A sidecar (a
     /// restartable init container) that has started runs for the pod's life by design: not it.
     pub fn running_init_container(&self) -> Option<&ContainerStatus> {
-        let app_started = self.status.container_statuses.iter().any(|c| c.state.waiting.is_none());
+        // Started: running or run. A status with no state at all (describe text cut before a container's
+        // `State:`) says nothing either way.
+        let app_started =
+            self.status.container_statuses.iter().any(|c| c.state.running.is_some() || c.state.terminated.is_some());
         self.status
             .init_container_statuses
             .iter()
@@ -1062,6 +1065,20 @@ mod tests {
         assert_eq!(waited(&pod(true, r#"{"waiting":{"reason":"PodInitializing"}}"#)), None);
         // A sidecar whose startup has not passed holds the pod.
         assert_eq!(waited(&pod(false, r#"{"waiting":{"reason":"PodInitializing"}}"#)).as_deref(), Some("proxy"));
+        // An app container that runs or ran means the init containers are done; one with no state known
+        // (describe text cut before its `State:`) does not.
+        let app = |state: &str| -> Pod {
+            serde_json::from_str(&format!(
+                r#"{{"spec":{{"initContainers":[{{"name":"wait-db"}}],"containers":[{{"name":"app"}}]}},
+                "status":{{"initContainerStatuses":[{{"name":"wait-db","state":{{"running":{{}}}}}}],
+                "containerStatuses":[{{"name":"app","state":{state}}}]}}}}"#
+            ))
+            .unwrap()
+        };
+        assert_eq!(waited(&app("{}")).as_deref(), Some("wait-db"));
+        assert_eq!(waited(&app(r#"{"waiting":{"reason":"PodInitializing"}}"#)).as_deref(), Some("wait-db"));
+        assert_eq!(waited(&app(r#"{"running":{}}"#)), None);
+        assert_eq!(waited(&app(r#"{"terminated":{"exitCode":0}}"#)), None);
     }
 
     #[test]
