@@ -17,9 +17,9 @@ use serde_json::Value;
 
 /// Held-out cases passed (recall and look-alikes) after tuning on the tuning split only, the floor: the
 /// rounds' own evaluations before tuning are in corpus/pastes/README.md.
-const HELDOUT_FLOOR: usize = 39;
+const HELDOUT_FLOOR: usize = 45;
 /// Tuning cases passed (recall and look-alikes): 4 of 31 before any tuning.
-const TUNING_FLOOR: usize = 55;
+const TUNING_FLOOR: usize = 59;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -159,8 +159,9 @@ fn diagnose_on_the_fields_describe_pastes() {
          a pass is no finding about it. Each round's held-out split was drawn before any of its cases was run and\n\
          is never tuned on; round 1's is no longer independent (one reader fault was fixed after one of its results\n\
          was seen), nor is round 4's figure after tuning (a diff of this document showed three of its held-out\n\
-         results change while tuning, and a regression among them was fixed), and each round's one evaluation is\n\
-         in corpus/pastes/README.md.\n\n\
+         results change while tuning, and a regression among them was fixed), nor round 5's (one of its held-out\n\
+         cases was relabelled by the rule catalog after the split, and a diff showed another's report change), and\n\
+         each round's one evaluation is in corpus/pastes/README.md.\n\n\
          | | tuning | held-out |\n|---|---|---|\n",
     );
     doc.push_str(&format!("| recall (top-1) | {} | {} |\n", cell("tuning", false), cell("heldout", false)));
