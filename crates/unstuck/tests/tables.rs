@@ -393,3 +393,55 @@ fn pod_rows_grepped_without_their_header_are_read_by_their_shape() {
     let (code, _, err) = run(&["diagnose", p.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// `kubectl get pods | grep console` with NODE (Cray-HPE/docs-csm's ConMan troubleshooting page): every
+/// pod shown on ncn-w001 is Terminating, those on other nodes run, and no `get nodes` says why. No rule
+/// can name the cause from that, but stuck-unknown says what it looks like and asks for the node first.
+#[test]
+fn terminating_pods_on_one_node_the_input_lacks_point_at_the_node() {
+    let rows = "NAME                                   READY   STATUS         RESTARTS   AGE    NODE\n\
+        cray-console-data-6ff47b7454-ch5dj     2/2     Running        0          4d3h   ncn-w003\n\
+        cray-console-data-postgres-1           3/3     Terminating    0          3d22h  ncn-w001\n\
+        cray-console-node-0                    3/3     Terminating    0          16h    ncn-w001\n\
+        cray-console-node-1                    3/3     Running        0          4d22h  ncn-w002\n";
+    let lead = |r: &unstuck_report::Report| -> Vec<String> {
+        r.findings
+            .iter()
+            .flat_map(|f| f.evidence.iter().map(|e| e.text.clone()))
+            .filter(|t| t.starts_with("nearest miss: node-lost"))
+            .collect()
+    };
+    let (_d, p) = common::saved_text(rows, "ticket.txt", "2022-11-02T10:00:00Z");
+    let r = report(&p);
+    assert_eq!(
+        triples(&r),
+        [
+            t("stuck-unknown", "Pod", "default/cray-console-data-postgres-1"),
+            t("stuck-unknown", "Pod", "default/cray-console-node-0")
+        ]
+    );
+    let l = lead(&r);
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert!(l[0].contains("all 2 pods shown on node ncn-w001 are Terminating while 2 on other nodes are not"), "{l:?}");
+    let steps: Vec<&str> = r.findings[0].remediation.iter().filter_map(|s| s.command.as_deref()).collect();
+    assert!(steps.contains(&"kubectl get node ncn-w001 -o wide"), "{steps:?}");
+    // Not when a pod on that node still runs, nor when the pods elsewhere are Terminating too.
+    let one_runs =
+        format!("{rows}cray-console-operator-575d8b9f9d-s95v9 2/2     Running        0          30m    ncn-w001\n");
+    let (_d, p) = common::saved_text(&one_runs, "ticket.txt", "2022-11-02T10:00:00Z");
+    assert!(lead(&report(&p)).is_empty());
+    let everywhere = rows.replace("Running    ", "Terminating");
+    let (_d, p) = common::saved_text(&everywhere, "ticket.txt", "2022-11-02T10:00:00Z");
+    assert!(lead(&report(&p)).is_empty());
+    // With the node in the input its Ready is read instead: no lead, no step asking for it.
+    let with_node =
+        format!("{rows}\nNAME       STATUS   ROLES    AGE   VERSION\nncn-w001   Ready    <none>   90d   v1.21.12\n");
+    let (_d, p) = common::saved_text(&with_node, "ticket.txt", "2022-11-02T10:00:00Z");
+    let r = report(&p);
+    assert!(lead(&r).is_empty());
+    assert!(r
+        .findings
+        .iter()
+        .flat_map(|f| &f.remediation)
+        .all(|s| s.command.as_deref() != Some("kubectl get node ncn-w001 -o wide")));
+}

@@ -18,7 +18,9 @@ declare_rule! {
     /// was scheduled is unknown, and the first step asks for its node); the nearest misses — rules that
     /// were close and what they lacked (finalizers on a pod whose containers still run, node log lines for
     /// a rule that name no pod, a network volume with no sign of its server, a postStart hook, warning
-    /// events no rule reads); any problem the pod's node
+    /// events no rule reads, every pod shown on a node the input does not hold Terminating while pods on
+    /// other nodes are not — what a lost node looks like in a `get pods` table alone, with a first step
+    /// asking for that node); any problem the pod's node
     /// reports through the API that no rule reads (a node-problem-detector condition such as
     /// `ReadonlyFilesystem=True`, a warning event about the Node) — a lead for the next step. On a bundle,
     /// or live with node logs (`--node-logs`, or those fetched through the kubelet's log API), `diagnose`
@@ -57,11 +59,17 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     } else {
         "node logs read, no known signature"
     };
+    // A node the pod names that the input does not hold (a `get pods` table without `get nodes`).
+    let node_missing = !node.is_empty() && !cx.ix.node_by_name.contains_key(node);
     // Only what the input can show was checked: describe text shows no finalizers or hooks, a table
     // shows none of a pod's spec.
+    let ready = match node_missing {
+        true => format!("the node's Ready where the input has the node (not node {node})"),
+        false => "the node's Ready".to_string(),
+    };
     let checked = match pod.metadata.made_up_uid() {
         Some(unstuck_model::TABLE_TEXT) => format!(
-            "checked what kubectl get tables show: the node's Ready, the pod's STATUS, READY and RESTARTS, events in the input; {logs}; not shown by a table, so not checked: {}finalizers, postStart/shared-PID spec, volumes, container states",
+            "checked what kubectl get tables show: {ready}, the pod's STATUS, READY and RESTARTS, events in the input; {logs}; not shown by a table, so not checked: {}finalizers, postStart/shared-PID spec, volumes, container states",
             if node.is_empty() { "whether and where the pod was scheduled (no -o wide), " } else { "" }
         ),
         Some(_) => format!(
@@ -89,6 +97,12 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             }
         ),
     ));
+    if sp.state.is_terminating() && node_missing {
+        steps.push(StepDraft::cluster(
+            format!("See node {node}, which the input does not hold: a node that stopped reporting leaves its pods Terminating (node-lost)"),
+            format!("kubectl get node {} -o wide", sh(node)),
+        ));
+    }
     if sp.state.is_terminating() {
         finish_deletion(
             pod,
@@ -149,6 +163,27 @@ fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Vec<String> {
             out.push(format!(
                 "{rule}: node {node} has {n} log line(s) for it, but not of a kind that explains a pod {} (see `unstuck logs`)",
                 sp.state_str()
+            ));
+        }
+    }
+    // Terminating pods on one node the input does not hold, while pods on other nodes go on: what a lost
+    // node looks like in a `get pods` table alone.
+    if sp.state.is_terminating() && !node.is_empty() && !cx.ix.node_by_name.contains_key(node) {
+        let on_node: Vec<&unstuck_model::Pod> =
+            cx.ix.snap.pods.iter().map(|p| &**p).filter(|p| p.spec.node_name == node).collect();
+        let deleted = on_node.iter().filter(|p| p.metadata.deletion_timestamp.is_some()).count();
+        let elsewhere = cx
+            .ix
+            .snap
+            .pods
+            .iter()
+            .filter(|p| {
+                !p.spec.node_name.is_empty() && p.spec.node_name != node && p.metadata.deletion_timestamp.is_none()
+            })
+            .count();
+        if deleted >= 2 && deleted == on_node.len() && elsewhere > 0 {
+            out.push(format!(
+                "node-lost: all {deleted} pods shown on node {node} are Terminating while {elsewhere} on other nodes are not, and the input does not hold node {node} (is it NotReady?)"
             ));
         }
     }
