@@ -163,84 +163,28 @@ fn command_words(t: &str) -> Option<&str> {
 /// Whether a pasted kubectl command prints tables (`get`, `events`, `top`), by its first word that is a
 /// kubectl verb; `true` when it names none (`kubectl -n x po`?: read as before).
 fn prints_tables(args: &str) -> bool {
-    const VERBS: &[&str] = &[
-        "get",
-        "events",
-        "top",
-        "describe",
-        "logs",
-        "exec",
-        "create",
-        "apply",
-        "delete",
-        "patch",
-        "edit",
-        "label",
-        "annotate",
-        "rollout",
-        "scale",
-        "cordon",
-        "uncordon",
-        "drain",
-        "taint",
-        "run",
-        "expose",
-        "explain",
-        "version",
-        "cluster-info",
-        "config",
-        "auth",
-        "wait",
-        "debug",
-        "attach",
-        "cp",
-        "port-forward",
-        "replace",
-    ];
-    args.split_whitespace().find(|a| VERBS.contains(a)).is_none_or(|v| matches!(v, "get" | "events" | "top"))
+    const VERBS: &str = "get events top describe logs exec create apply delete patch edit label annotate rollout scale cordon uncordon drain taint run expose explain version cluster-info config auth wait debug attach cp port-forward replace";
+    args.split_whitespace()
+        .find(|a| VERBS.split(' ').any(|v| v == *a))
+        .is_none_or(|v| matches!(v, "get" | "events" | "top"))
 }
 
 /// kubectl's one-line answer to a command that changes something: `deployment.apps/web created`,
 /// `pod "web-0" deleted` (before 1.12), `node/n1 cordoned`, with ` (dry run)` or ` (server dry run)`.
 fn change_result(t: &str) -> bool {
-    const DONE: &[&str] = &[
-        "created",
-        "configured",
-        "unchanged",
-        "deleted",
-        "patched",
-        "labeled",
-        "annotated",
-        "scaled",
-        "restarted",
-        "cordoned",
-        "uncordoned",
-        "drained",
-        "evicted",
-        "replaced",
-        "edited",
-        "tainted",
-        "untainted",
-        "exposed",
-        "autoscaled",
-        "serverside-applied",
-        "paused",
-        "resumed",
-    ];
+    const DONE: &str = "created configured unchanged deleted patched labeled annotated scaled restarted cordoned uncordoned drained evicted replaced edited tainted untainted exposed autoscaled serverside-applied paused resumed";
     let t = t.strip_suffix(" (dry run)").or_else(|| t.strip_suffix(" (server dry run)")).unwrap_or(t);
     let Some((object, done)) = t.rsplit_once(' ') else { return false };
     let object = object.trim();
+    // `deployment.apps`, `clusterrolebinding.rbac.authorization.k8s.io`
+    let kind = |k: &str| !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.');
     let named = match object.split_once(' ') {
         // `pod "web-0"`
-        Some((kind, name)) => {
-            kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'.') && name.starts_with('"') && name.ends_with('"')
-        }
+        Some((k, name)) => kind(k) && name.len() > 2 && name.starts_with('"') && name.ends_with('"'),
         // `deployment.apps/web`
-        None => object.split_once('/').is_some_and(|(kind, name)| {
-            !kind.is_empty() && !name.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'.')
-        }),
+        None => object.split_once('/').is_some_and(|(k, name)| kind(k) && !name.is_empty()),
     };
-    named && DONE.contains(&done)
+    named && DONE.split(' ').any(|d| d == done)
 }
 
 /// A shell prompt with nothing typed at it (`[root@wp-1 k8s]#`, `user@host:~$`, `$`).
@@ -1046,11 +990,22 @@ autotune-655d8878cc-f2c9c   0/1     CreateContainerConfigError   0          46s\
         let under = text.replace("$ kubectl logs autotune-655d8878cc-f2c9c\n", "");
         assert_eq!(objects(&under, at()).unwrap_err().line, 6);
         // kubectl's answers to changes, and lines that only look like them.
-        for t in ["deployment.apps/web created", "pod \"web-0\" deleted", "node/n1 cordoned", "pod/x patched (dry run)"]
-        {
+        for t in [
+            "deployment.apps/web created",
+            "pod \"web-0\" deleted",
+            "node/n1 cordoned",
+            "pod/x patched (dry run)",
+            "clusterrolebinding.rbac.authorization.k8s.io/admin unchanged",
+        ] {
             assert!(change_result(t), "{t}");
         }
-        for t in ["web-0   1/1   Running   0   5m", "Pod/x Created", "the pod was created", "a/b c created"] {
+        for t in [
+            "web-0   1/1   Running   0   5m",
+            "Pod/x Created",
+            "the pod was created",
+            "a/b c created",
+            "pod \"\" deleted",
+        ] {
             assert!(!change_result(t), "{t}");
         }
     }
