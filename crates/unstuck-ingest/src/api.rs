@@ -393,59 +393,110 @@ pub(crate) fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json
 
 /// Objects from kubectl output bytes (JSON, concatenated JSON, or multi-document YAML).
 pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
-    let described = crate::describe::sniff(bytes);
-    if described || crate::table::sniff(bytes) {
+    let session = std::str::from_utf8(bytes).ok().and_then(|t| crate::session::split(t).map(|s| (t, s)));
+    let described = session.is_none() && crate::describe::sniff(bytes);
+    if session.is_some() || described || crate::table::sniff(bytes) {
         // Text from memory has no file time: its ages count back from now, which is then the capture time.
         let (anchor, from) = c.opts.now.map_or((Time::now(), "the clock"), |t| (t, "--now"));
         c.clock |= c.opts.now.is_none();
-        return match described {
-            true => crate::describe::add(c, path, bytes, anchor, from),
-            false => crate::table::add(c, path, bytes, anchor, from),
+        return match (session, described) {
+            (Some((text, s)), _) => crate::session::add(c, path, text, &s, anchor, from),
+            (None, true) => crate::describe::add(c, path, bytes, anchor, from),
+            (None, false) => crate::table::add(c, path, bytes, anchor, from),
         };
     }
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let before = c.object_count();
-    if first == Some(b'{') || first == Some(b'[') {
-        let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
-        for (i, v) in stream.enumerate() {
-            let v = v.map_err(|e| IngestError::json(path, e))?;
-            match v {
-                serde_json::Value::Array(a) => {
-                    for (j, item) in a.into_iter().enumerate() {
-                        add_value(c, path, j, item)?;
-                    }
-                }
-                v => add_value(c, path, i, v)?,
+    let values = match manifest_values(path, bytes) {
+        Ok(v) => v,
+        Err(e) if !is_json(bytes) => match salvage_yaml(bytes, false) {
+            Some((v, how)) => {
+                c.warn(format!("{path}: not YAML as it stands ({e}); read as a cut or elided paste: {how}"));
+                v
             }
+            None => return Err(e),
+        },
+        Err(e) => return Err(e),
+    };
+    for (i, v) in values.into_iter().enumerate() {
+        if v.is_null() {
+            continue;
         }
-    } else {
-        let values = match yaml_values(path, bytes) {
-            Ok(v) => v,
-            Err(e) => match salvage_yaml(bytes) {
-                Some((v, how)) => {
-                    c.warn(format!("{path}: not YAML as it stands ({e}); read as a cut or elided paste: {how}"));
-                    v
-                }
-                None => return Err(e),
-            },
-        };
-        for (i, v) in values.into_iter().enumerate() {
-            if v.is_null() {
-                continue;
-            }
-            if !v.is_object() {
-                return Err(IngestError::Invalid {
-                    path: path.into(),
-                    msg: format!("document {i} is not a Kubernetes object (expected JSON or YAML kubectl output)"),
-                });
-            }
-            add_value(c, path, i, v)?;
+        if !v.is_object() {
+            return Err(IngestError::Invalid {
+                path: path.into(),
+                msg: format!("document {i} is not a Kubernetes object (expected JSON or YAML kubectl output)"),
+            });
         }
+        add_value(c, path, i, v)?;
     }
     if c.object_count() == before {
         return Err(IngestError::Empty { path: path.into() });
     }
     Ok(())
+}
+
+fn is_json(bytes: &[u8]) -> bool {
+    matches!(bytes.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{' | b'['))
+}
+
+/// The objects of kubectl's JSON (one document, concatenated documents, or an array of them) or YAML
+/// (multi-document) output; YAML's empty documents as nulls.
+pub(crate) fn manifest_values(path: &str, bytes: &[u8]) -> Result<Vec<serde_json::Value>, IngestError> {
+    if !is_json(bytes) {
+        return yaml_values(path, bytes);
+    }
+    let mut out = Vec::new();
+    for v in serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>() {
+        match v.map_err(|e| IngestError::json(path, e))? {
+            serde_json::Value::Array(a) => out.extend(a),
+            v => out.push(v),
+        }
+    }
+    Ok(out)
+}
+
+/// A JSON manifest cut where a paste ended (`kubectl get pod -o json` and the next command right under
+/// it): read up to its last whole member, its open objects and arrays closed; `None` unless that holds an
+/// object with a `kind`.
+pub(crate) fn salvage_json(text: &str) -> Option<(Vec<serde_json::Value>, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    // The last line a member or element ends on (`,`), or a container opens on, before the cut.
+    let keep = (0..lines.len()).rev().find(|&i| {
+        let t = lines[i].trim_end();
+        t.ends_with(',') || t.ends_with('{') || t.ends_with('[')
+    })?;
+    let mut kept: String = lines[..=keep].join("\n");
+    if kept.ends_with(',') {
+        kept.pop();
+    }
+    // The containers still open there, outside strings.
+    let (mut open, mut in_str, mut esc) = (Vec::new(), false, false);
+    for ch in kept.chars() {
+        match (in_str, ch) {
+            (true, _) if esc => esc = false,
+            (true, '\\') => esc = true,
+            (true, '"') => in_str = false,
+            (true, _) => {}
+            (false, '"') => in_str = true,
+            (false, '{') => open.push('}'),
+            (false, '[') => open.push(']'),
+            (false, '}' | ']') => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    if in_str || open.is_empty() {
+        return None;
+    }
+    let closed = open.len();
+    kept.extend(open.into_iter().rev());
+    let v: serde_json::Value = serde_json::from_str(&kept).ok()?;
+    v.get("kind")?.as_str()?;
+    Some((
+        vec![v],
+        format!("cut after line {} (the rest was not read), {closed} open object(s) and array(s) closed", keep + 1),
+    ))
 }
 
 /// The documents of a YAML stream as JSON values: through the fast converter when it accepts the text,
@@ -472,7 +523,7 @@ fn yaml_values(path: &str, bytes: &[u8]) -> Result<Vec<serde_json::Value>, Inges
 /// lines where the reporter left parts out, and then maybe cut off mid-document): the documents of what is
 /// left, and what was done to read it. `None` unless the text shows a quote mark or an elision, and what is
 /// left holds at least one object with a `kind`.
-pub(crate) fn salvage_yaml(bytes: &[u8]) -> Option<(Vec<serde_json::Value>, String)> {
+pub(crate) fn salvage_yaml(bytes: &[u8], pasted: bool) -> Option<(Vec<serde_json::Value>, String)> {
     let text = std::str::from_utf8(bytes).ok()?;
     // (original line number, text) of the lines kept.
     let mut lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
@@ -495,9 +546,9 @@ pub(crate) fn salvage_yaml(bytes: &[u8]) -> Option<(Vec<serde_json::Value>, Stri
     if lines.len() < before {
         how.push(format!("{} elided line(s) (`...`) dropped", before - lines.len()));
     }
-    // Only a text that shows it was pasted: a manifest with a mistake in it, or cut short alone, stays an
-    // error naming its line.
-    if how.is_empty() {
+    // Only a text that shows it was pasted (by those marks, or a command line right under it): a manifest
+    // with a mistake in it, or cut short alone, stays an error naming its line.
+    if how.is_empty() && !pasted {
         return None;
     }
     // Parse, and cut before the line where the parser stops: at most four tries.
@@ -533,25 +584,27 @@ mod tests {
         // tofu-controller#1291: the reporter elided the rest with `...`.
         let elided = "apiVersion: v1\nkind: Pod\nmetadata:\n  finalizers:\n  - foregroundDeletion\n  name: tf-runner\n  namespace: foobar\n  ...\n...\n";
         assert!(yaml_values("p", elided.as_bytes()).is_err());
-        let (docs, how) = salvage_yaml(elided.as_bytes()).expect("read");
+        let (docs, how) = salvage_yaml(elided.as_bytes(), false).expect("read");
         assert_eq!(docs[0]["metadata"]["finalizers"][0], "foregroundDeletion");
         assert!(how.contains("2 elided line(s)"), "{how}");
         // kubernetes#101391: a `> ` left on the first line, the text cut inside managedFields.
         let quoted = "> kind: Pod\napiVersion: v1\nmetadata:\n  name: prometheus-0\n  namespace: lens-metrics\n  deletionTimestamp: '2021-04-22T23:49:27Z'\n  managedFields:\n    - manager: kubelet\n      fieldsV1:\n        'f:status':\n          'k:{\"type\":\"Ready\"}':\n            .: {}\n            'f:lastProbeTime':";
-        let (docs, how) = salvage_yaml(quoted.as_bytes()).expect("read");
+        let (docs, how) = salvage_yaml(quoted.as_bytes(), false).expect("read");
         assert_eq!(docs[0]["metadata"]["deletionTimestamp"], "2021-04-22T23:49:27Z");
         assert!(how.contains("quote mark removed from 1 line"), "{how}");
         // Elided, then cut mid-line: read up to the line before.
         let cut = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-0\n  ...\nspec:\n  nodeName: node-1\n  containers:\n  - name: web\n    image: \"nginx:1.2";
-        let (docs, how) = salvage_yaml(cut.as_bytes()).expect("read");
+        let (docs, how) = salvage_yaml(cut.as_bytes(), false).expect("read");
         assert_eq!(docs[0]["spec"]["nodeName"], "node-1");
         assert!(how.contains("cut before line 10"), "{how}");
         // Cut alone (or a mistake in a manifest): no sign of a paste, the error stands.
-        assert!(salvage_yaml(cut.replace("  ...\n", "").as_bytes()).is_none());
+        assert!(salvage_yaml(cut.replace("  ...\n", "").as_bytes(), false).is_none());
+        // Right above another command in a pasted session it was cut by the paste: read.
+        assert!(salvage_yaml(cut.replace("  ...\n", "").as_bytes(), true).is_some());
         // Not a Kubernetes object, or nothing to repair: not salvaged (the parser's error stands).
-        assert!(salvage_yaml(b"just: [some\nprose that: is: not yaml\n").is_none());
-        assert!(salvage_yaml(b"apiVersion: v1\nkind: Pod\n").is_none());
-        assert!(salvage_yaml(b"\xff\xfe").is_none());
+        assert!(salvage_yaml(b"just: [some\nprose that: is: not yaml\n", false).is_none());
+        assert!(salvage_yaml(b"apiVersion: v1\nkind: Pod\n", false).is_none());
+        assert!(salvage_yaml(b"\xff\xfe", false).is_none());
     }
 
     /// Whatever the fast reader accepts, serde_json reads the same way; the reader's answer (objects

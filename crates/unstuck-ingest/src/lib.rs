@@ -15,6 +15,7 @@ pub mod facts;
 pub mod json;
 pub mod layout;
 mod logs;
+mod session;
 pub mod store;
 mod table;
 mod tree;
@@ -176,6 +177,13 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
                     true => head,
                     false => read_capped(p, max)?,
                 };
+                // A terminal session pasted whole (a manifest, then other commands' output).
+                if let Some((text, s)) =
+                    std::str::from_utf8(&bytes).ok().and_then(|t| session::split(t).map(|s| (t, s)))
+                {
+                    let (anchor, from) = describe::anchor(p, c);
+                    return session::add(c, &p.display().to_string(), text, &s, anchor, from);
+                }
                 if described {
                     return describe::read_file(p, &bytes, c);
                 }

@@ -96,7 +96,8 @@ fn header(line: &str) -> Option<Header> {
     }
     let kind = if has("NAME") && has("READY") && has("STATUS") && has("RESTARTS") && has("AGE") {
         Kind::Pods
-    } else if has("NAME") && has("STATUS") && has("ROLES") && has("AGE") && has("VERSION") {
+    } else if has("NAME") && has("STATUS") && has("AGE") && has("VERSION") {
+        // ROLES since kubectl 1.8; 1.6–1.7 printed `NAME STATUS AGE VERSION`.
         Kind::Nodes
     } else if has("LAST SEEN") && has("REASON") && has("MESSAGE") && (has("OBJECT") || has("KIND") && has("NAME")) {
         Kind::Events

@@ -445,3 +445,41 @@ fn terminating_pods_on_one_node_the_input_lacks_point_at_the_node() {
         .flat_map(|f| &f.remediation)
         .all(|s| s.command.as_deref() != Some("kubectl get node ncn-w001 -o wide")));
 }
+
+/// A terminal session pasted whole: `kubectl get pod -o yaml` and its manifest, then `kubectl get nodes`.
+/// Each command's output is read by what it is, so the pod on the NotReady node is node-lost's; a JSON
+/// manifest cut where the next command starts (kubernetes#48920, with kubectl 1.7's `get nodes` without
+/// ROLES) is read up to its cut, with a warning; cut alone it is still refused, naming its line.
+#[test]
+fn a_terminal_session_with_a_manifest_and_tables_reads_each_part() {
+    let yaml = "$ kubectl get pod web-0 -n shop -o yaml\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-0\n  namespace: shop\n  uid: 6f1c2d3e-1111-2222-3333-444455556666\n  creationTimestamp: \"2024-06-01T10:00:00Z\"\n  deletionTimestamp: \"2024-06-02T10:00:00Z\"\nspec:\n  nodeName: node-07\n  containers:\n  - name: web\n    image: nginx\nstatus:\n  phase: Running\n$ kubectl get nodes\nNAME      STATUS     ROLES    AGE   VERSION\nnode-07   NotReady   <none>   90d   v1.29.1\nnode-08   Ready      <none>   90d   v1.29.1\n";
+    let (_d, p) = common::saved_text(yaml, "ticket.txt", "2024-06-03T10:00:00Z");
+    let r = report(&p);
+    assert_eq!(triples(&r), [t("node-lost", "Node", "node-07"), t("node-lost", "Pod", "shop/web-0")]);
+    // The pod is the manifest's (its own UID), not a table's.
+    let pod = r.findings.iter().find(|f| f.subject.kind == "Pod").unwrap();
+    assert_eq!(pod.subject.uid, "6f1c2d3e-1111-2222-3333-444455556666");
+    let json = "{\n  \"kind\": \"Pod\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {\n    \"name\": \"nginx-test-1771026684-wj1sm\",\n    \"namespace\": \"default\",\n    \"creationTimestamp\": \"2017-07-14T03:49:44Z\",\n    \"deletionTimestamp\": \"2017-07-14T03:53:01Z\",\n    \"ownerReferences\": [\n      {\n        \"apiVersion\": \"extensions/v1beta1\",\n        \"kin\n\n[root@docker3006 ~]# kubectl get nodes\nNAME                           STATUS     AGE       VERSION\ndocker3005.se.zzzc.qihoo.net   NotReady   18h       v1.7.0\n";
+    let (_d, p) = common::saved_text(json, "ticket.txt", "2017-07-14T23:59:59Z");
+    let r = report(&p);
+    assert_eq!(
+        triples(&r),
+        [
+            t("node-lost", "Node", "docker3005.se.zzzc.qihoo.net"),
+            t("stuck-unknown", "Pod", "default/nginx-test-1771026684-wj1sm")
+        ]
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("the manifest at lines 1–12 is not whole") && w.contains("cut after line 11")),
+        "{:?}",
+        r.warnings
+    );
+    // Cut alone, with no command after it: bad input, as before.
+    let alone = json.split("\n\n").next().unwrap();
+    let (_d, p) = common::saved_text(alone, "pod.json", "2017-07-14T23:59:59Z");
+    let (code, _, err) = run(&["diagnose", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pod.json:12:"), "{err}");
+}
