@@ -607,6 +607,19 @@ mod tests {
         assert!(salvage_yaml(b"\xff\xfe", false).is_none());
     }
 
+    #[test]
+    fn a_cut_json_manifest_is_closed_at_its_last_whole_member() {
+        let cut = "{\n  \"kind\": \"Pod\",\n  \"metadata\": {\n    \"name\": \"a,b{\\\"[\",\n    \"labels\": [\n      \"x\",\n      \"y";
+        let (v, how) = salvage_json(cut).expect("read");
+        assert_eq!(v[0]["metadata"]["name"], "a,b{\"[");
+        assert_eq!(v[0]["metadata"]["labels"], serde_json::json!(["x"]));
+        assert!(how.contains("cut after line 6") && how.contains("3 open"), "{how}");
+        // Nothing left open (whole, or a mistake elsewhere), no `kind`, or cut inside a string: not read.
+        assert!(salvage_json("{\n  \"kind\": \"Pod\"\n}\n").is_none());
+        assert!(salvage_json("{\n  \"metadata\": {\n    \"name\": \"a\",\n    \"x").is_none());
+        assert!(salvage_json("{\n  \"kind\": \"Pod\",\n  \"note\": \"one,\n").is_none());
+    }
+
     /// Whatever the fast reader accepts, serde_json reads the same way; the reader's answer (objects
     /// or error) is always serde_json's. Returns whether the fast reader accepted.
     fn agree<T: DeserializeOwned + ListItem + PartialEq + std::fmt::Debug>(bytes: &[u8]) -> bool {
