@@ -16,6 +16,9 @@ for f in examples/*/*/pods.json examples/*/*/events.json examples/*/nodes.json; 
 done
 # kubectl describe pod/node text goes through the same reader (sniffed first).
 for f in crates/unstuck/tests/fixtures/describe/*.txt; do cp "$f" "fuzz/corpus/kubectl_output/describe-$(basename "$f")"; done
+# So do kubectl get tables and terminal sessions (a manifest between commands).
+for f in crates/unstuck/tests/fixtures/tables/*.txt; do cp "$f" "fuzz/corpus/kubectl_output/tables-$(basename "$f")"; done
+{ echo '$ kubectl get pod web-0 -o json'; head -c 2048 examples/mixed-cluster/shop/pods.json; printf '\n$ kubectl get nodes\nNAME   STATUS   ROLES   AGE   VERSION\nn1     Ready    <none>  9d    v1.30.1\n'; } > fuzz/corpus/kubectl_output/session.txt
 cp crates/unstuck-logs/src/signatures.yaml fuzz/corpus/signatures/builtin.yaml
 python3 -c "
 import json
