@@ -393,7 +393,7 @@ pub(crate) fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json
 
 /// Objects from kubectl output bytes (JSON, concatenated JSON, or multi-document YAML).
 pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
-    let session = std::str::from_utf8(bytes).ok().and_then(|t| crate::session::split(t).map(|s| (t, s)));
+    let session = crate::session::sniff(bytes);
     let described = session.is_none() && crate::describe::sniff(bytes);
     if session.is_some() || described || crate::table::sniff(bytes) {
         // Text from memory has no file time: its ages count back from now, which is then the capture time.

@@ -141,9 +141,8 @@ fn headed_excerpt(text: &str) -> Option<String> {
     Some(out)
 }
 
-/// Tabs expanded to eight-column stops: kubectl before 1.8 padded describe's columns with tabs, and a
-/// terminal's copy (`watch`, tmux) may turn a table's runs of spaces into tabs.
-pub(crate) fn expand_tabs(text: &str) -> std::borrow::Cow<'_, str> {
+/// Tabs expanded to eight-column stops: kubectl before 1.8 padded describe's columns with tabs.
+fn expand_tabs(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('\t') {
         return text.into();
     }

@@ -178,9 +178,7 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
                     false => read_capped(p, max)?,
                 };
                 // A terminal session pasted whole (a manifest, then other commands' output).
-                if let Some((text, s)) =
-                    std::str::from_utf8(&bytes).ok().and_then(|t| session::split(t).map(|s| (t, s)))
-                {
+                if let Some((text, s)) = session::sniff(&bytes) {
                     let (anchor, from) = describe::anchor(p, c);
                     return session::add(c, &p.display().to_string(), text, &s, anchor, from);
                 }

@@ -16,7 +16,6 @@ pub(crate) struct Session {
     pub other: Vec<usize>,
     /// The command lines (kept with the other text: they name a table's namespace).
     commands: Vec<usize>,
-    lines: usize,
 }
 
 /// Whether a line starts a manifest: JSON, or a YAML object's first key.
@@ -27,6 +26,12 @@ fn manifest_start(l: &str) -> bool {
         || t.starts_with("{\"")
         || t.starts_with("[{")
         || ["apiVersion:", "kind:", "items:", "metadata:"].iter().any(|k| t.starts_with(k))
+}
+
+/// The text of `bytes` and the session it is, if it is one (see [`split`]).
+pub(crate) fn sniff(bytes: &[u8]) -> Option<(&str, Session)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    split(text).map(|s| (text, s))
 }
 
 /// The session a text is, if it is one: at least one kubectl command line, and at least one command's
@@ -45,12 +50,8 @@ pub(crate) fn split(text: &str) -> Option<Session> {
         start = c + 1;
     }
     bounds.push((start, lines.len()));
-    let mut s = Session {
-        manifests: Vec::new(),
-        other: Vec::new(),
-        commands: commands.iter().map(|c| c + 1).collect(),
-        lines: lines.len(),
-    };
+    let mut s =
+        Session { manifests: Vec::new(), other: Vec::new(), commands: commands.iter().map(|c| c + 1).collect() };
     for (a, b) in bounds {
         let filled: Vec<usize> = (a..b).filter(|&i| !lines[i].trim().is_empty()).collect();
         let Some(&first) = filled.first() else { continue };
@@ -64,19 +65,16 @@ pub(crate) fn split(text: &str) -> Option<Session> {
     (!s.manifests.is_empty()).then_some(s)
 }
 
-impl Session {
-    /// The text with only lines `keep` says to keep (1-based), the others blanked.
-    fn masked(&self, text: &str, keep: impl Fn(usize) -> bool) -> String {
-        let mut out = String::with_capacity(text.len());
-        for (i, l) in text.lines().enumerate() {
-            if keep(i + 1) {
-                out.push_str(l);
-            }
-            out.push('\n');
+/// The text with only the lines `keep` says to keep (1-based), the others blanked.
+fn masked(text: &str, keep: impl Fn(usize) -> bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, l) in text.lines().enumerate() {
+        if keep(i + 1) {
+            out.push_str(l);
         }
-        debug_assert_eq!(out.lines().count(), self.lines);
-        out
+        out.push('\n');
     }
+    out
 }
 
 /// Read a pasted session into the collector: its manifests as objects (one cut by the paste read up to
@@ -91,36 +89,25 @@ pub(crate) fn add(
     from: &str,
 ) -> Result<(), IngestError> {
     for &(first, last, cut_by_command) in &s.manifests {
-        let part = s.masked(text, |n| (first..=last).contains(&n));
-        let before = c.object_count();
-        match api::manifest_values(path, part.as_bytes()) {
-            Ok(values) => {
-                for (i, v) in values.into_iter().enumerate() {
-                    if v.is_object() {
-                        api::add_value(c, path, i, v)?;
-                    }
-                }
-            }
+        let part = masked(text, |n| (first..=last).contains(&n));
+        let values = match api::manifest_values(path, part.as_bytes()) {
+            Ok(values) => values,
             Err(e) => {
                 // The paste shows where the output ended: a manifest cut there is read up to its cut.
                 let salvaged = match part.trim_start().starts_with(['{', '[']) {
-                    true => api::salvage_json(&part),
+                    true => cut_by_command.then(|| api::salvage_json(&part)).flatten(),
                     false => api::salvage_yaml(part.as_bytes(), cut_by_command),
                 };
-                match salvaged {
-                    Some((values, how)) => {
-                        c.warn(format!(
-                            "{path}: the manifest at lines {first}–{last} is not whole ({e}); read as a cut paste: {how}"
-                        ));
-                        for (i, v) in values.into_iter().enumerate() {
-                            if v.is_object() {
-                                api::add_value(c, path, i, v)?;
-                            }
-                        }
-                    }
-                    None => return Err(e),
-                }
+                let Some((values, how)) = salvaged else { return Err(e) };
+                c.warn(format!(
+                    "{path}: the manifest at lines {first}–{last} is not whole ({e}); read as a cut paste: {how}"
+                ));
+                values
             }
+        };
+        let before = c.object_count();
+        for (i, v) in values.into_iter().enumerate().filter(|(_, v)| v.is_object()) {
+            api::add_value(c, path, i, v)?;
         }
         if c.object_count() == before {
             c.warn(format!("{path}: lines {first}–{last} hold no Kubernetes object"));
@@ -128,7 +115,7 @@ pub(crate) fn add(
     }
     let Some((&o1, &o2)) = s.other.first().zip(s.other.last()) else { return Ok(()) };
     let other: std::collections::HashSet<usize> = s.other.iter().chain(&s.commands).copied().collect();
-    let rest = s.masked(text, |n| other.contains(&n));
+    let rest = masked(text, |n| other.contains(&n));
     if crate::describe::sniff(rest.as_bytes()) {
         crate::describe::add(c, path, rest.as_bytes(), anchor, from)
     } else if crate::table::sniff(rest.as_bytes()) {
@@ -152,7 +139,7 @@ mod tests {
         let s = split(text).expect("a session");
         assert_eq!(s.manifests, vec![(2, 3, true)]);
         assert_eq!(s.other, vec![6, 7]);
-        assert_eq!(s.masked(text, |n| n == 2 || n == 3), "\napiVersion: v1\nkind: Pod\n\n\n\n\n");
+        assert_eq!(masked(text, |n| n == 2 || n == 3), "\napiVersion: v1\nkind: Pod\n\n\n\n\n");
         // JSON above the first command (kubernetes#48920), and a manifest last.
         let s = split("{\n  \"kind\": \"Pod\",\n  \"metadata\": {\n    \"na\n[root@m ~]# kubectl get nodes\nNAME\n")
             .unwrap();

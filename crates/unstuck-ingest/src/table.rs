@@ -678,9 +678,7 @@ fn bare_name(kind: Kind, n: &str) -> &str {
 
 /// The objects of one or more `kubectl get` tables, times counted back from `anchor`.
 pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<String>), Bad> {
-    // Cells padded with tabs by a terminal's copy line up again at eight-column stops.
-    let text = crate::describe::expand_tabs(text);
-    let (tables, skipped) = tables(&text)?;
+    let (tables, skipped) = tables(text)?;
     let (mut pods, mut nodes, mut events, mut warnings) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     if let (Some(first), Some(last)) = (skipped.first(), skipped.last()) {
         let at = if first == last { format!("line {first}") } else { format!("lines {first}–{last}") };
@@ -740,21 +738,16 @@ pub(crate) fn objects(text: &str, anchor: Timestamp) -> Result<(Vec<Value>, Vec<
     }
     // A pod in more than one table (`kubectl get pods` run again further down the paste): the last row is
     // the latest view of it.
-    let key = |p: &Value| (p["metadata"]["namespace"].to_string(), p["metadata"]["name"].to_string());
-    let mut last_row: HashMap<(String, String), usize> = HashMap::new();
-    for (i, (_, _, p)) in pods.iter().enumerate() {
-        last_row.insert(key(p), i);
-    }
-    if last_row.len() < pods.len() {
+    let rows = pods.len();
+    let mut seen = std::collections::HashSet::new();
+    pods.reverse();
+    pods.retain(|(_, _, p)| seen.insert((p["metadata"]["namespace"].clone(), p["metadata"]["name"].clone())));
+    pods.reverse();
+    if pods.len() < rows {
         warnings.push(format!(
             "{} pod row(s) repeat a pod shown again further down; each pod is read from its last row",
-            pods.len() - last_row.len()
+            rows - pods.len()
         ));
-        let mut i = 0;
-        pods.retain(|(_, _, p)| {
-            i += 1;
-            last_row[&key(p)] == i - 1
-        });
     }
     // A Terminating pod is dated by the first event that started its deletion, else by its creation.
     let mut started: HashMap<(String, String), String> = HashMap::new();
@@ -1014,15 +1007,19 @@ autotune-655d8878cc-f2c9c   0/1     CreateContainerConfigError   0          46s\
     #[test]
     fn watch_screens_and_tab_padded_cells_read_as_the_terminal_showed_them() {
         // A `watch kubectl get po -o wide` screen copied from a terminal that kept some padding as tabs
-        // (kubernetes#69717): at eight-column stops the cells line up with the header again.
+        // (kubernetes#69717): the cells are split at the tabs as at runs of spaces.
         let screen =
             "Every 2.0s: kubectl get po -o wide                                    Fri Oct 12 11:59:02 2018\n\n\
 NAME                     READY     STATUS    RESTARTS   AGE\t  IP            NODE        NOMINATED NODE\n\
 httpd-7fdc6565b4-6r9s9   1/1\t   Running   0          19m\t  10.244.2.85   k8s-node2   <none>\n\
-httpd-7fdc6565b4-79w4h   1/1\t   Terminating   0      19m\t  10.244.2.86   k8s-node2   <none>\n";
+httpd-7fdc6565b4-79w4h   1/1\t   Terminating   0      19m\t  10.244.2.86   k8s-node2   <none>\n\
+httpd-7fdc6565b4-p3nd1   0/1\t   Pending   0          1m\t  <none>\n";
         assert!(sniff(screen.as_bytes()));
         let (objs, _) = objects(screen, at()).unwrap();
-        assert_eq!(objs.len(), 2);
+        assert_eq!(objs.len(), 3);
+        // A row with its last cells empty (no NODE yet).
+        assert_eq!(objs[2]["spec"]["nodeName"], "");
+        assert_eq!(objs[2]["status"]["phase"], "Pending");
         assert_eq!(objs[0]["spec"]["nodeName"], "k8s-node2");
         assert_eq!(objs[0]["status"]["podIP"], "10.244.2.85");
         assert!(objs[0]["metadata"]["deletionTimestamp"].is_null());

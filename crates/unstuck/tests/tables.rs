@@ -482,4 +482,9 @@ fn a_terminal_session_with_a_manifest_and_tables_reads_each_part() {
     let (code, _, err) = run(&["diagnose", p.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("pod.json:12:"), "{err}");
+    // Last in a session, with no command after it, nothing shows where it was cut: refused too.
+    let last = format!("$ kubectl get nodes\nNAME   STATUS   ROLES    AGE   VERSION\nn1     Ready    <none>   9d    v1.7.0\n$ kubectl get pod x -o json\n{alone}");
+    let (_d, p) = common::saved_text(&last, "ticket.txt", "2017-07-14T23:59:59Z");
+    let (code, _, err) = run(&["diagnose", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
 }

@@ -120,7 +120,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         severity: None,
         summary: format!("stuck {}; no known cause found", sp.state_str()),
         evidence: std::iter::once(Evidence::api(checked))
-            .chain(near_misses(cx, sp).into_iter().map(|m| Evidence::api(format!("nearest miss: {m}"))))
+            .chain(near_misses(cx, sp, node_missing).into_iter().map(|m| Evidence::api(format!("nearest miss: {m}"))))
             .chain(cx.node_health(node).into_iter().flat_map(|h| h.problems.iter().take(3).map(|p| p.evidence.clone())))
             .collect(),
         remediation: steps,
@@ -130,7 +130,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
 /// The rules that were close, and what they lacked: evidence that is there but not enough for a rule
 /// (a finalizer on a pod whose containers still run, node log lines that name no pod, a warning event
 /// no rule reads, a network volume without a sign of its server), so the next step starts from it.
-fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Vec<String> {
+fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>, node_missing: bool) -> Vec<String> {
     let pod = sp.pod;
     let node = pod.spec.node_name.as_str();
     let mut out = Vec::new();
@@ -168,20 +168,20 @@ fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Vec<String> {
     }
     // Terminating pods on one node the input does not hold, while pods on other nodes go on: what a lost
     // node looks like in a `get pods` table alone.
-    if sp.state.is_terminating() && !node.is_empty() && !cx.ix.node_by_name.contains_key(node) {
-        let on_node: Vec<&unstuck_model::Pod> =
-            cx.ix.snap.pods.iter().map(|p| &**p).filter(|p| p.spec.node_name == node).collect();
-        let deleted = on_node.iter().filter(|p| p.metadata.deletion_timestamp.is_some()).count();
-        let elsewhere = cx
-            .ix
-            .snap
-            .pods
-            .iter()
-            .filter(|p| {
-                !p.spec.node_name.is_empty() && p.spec.node_name != node && p.metadata.deletion_timestamp.is_none()
-            })
-            .count();
-        if deleted >= 2 && deleted == on_node.len() && elsewhere > 0 {
+    let on_node = cx.ix.pods_by_node.get(node).map_or(&[][..], Vec::as_slice);
+    let all_deleted = on_node.len() >= 2 && on_node.iter().all(|p| p.metadata.deletion_timestamp.is_some());
+    if sp.state.is_terminating() && node_missing && all_deleted {
+        // Counted only then: the other nodes' pods that are not being deleted.
+        let live = |(n, pods): (&&str, &Vec<&unstuck_model::Pod>)| {
+            if *n == node {
+                0
+            } else {
+                pods.iter().filter(|p| p.metadata.deletion_timestamp.is_none()).count()
+            }
+        };
+        let elsewhere: usize = cx.ix.pods_by_node.iter().map(live).sum();
+        let deleted = on_node.len();
+        if elsewhere > 0 {
             out.push(format!(
                 "node-lost: all {deleted} pods shown on node {node} are Terminating while {elsewhere} on other nodes are not, and the input does not hold node {node} (is it NotReady?)"
             ));
