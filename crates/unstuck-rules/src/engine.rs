@@ -586,6 +586,16 @@ fn pod_finding(
         }
     ))
     .at(sp.since)];
+    // Some states are bad at any age (a crash loop, a spec error): a young one says so.
+    if let Some(d) = sp.stuck_for.filter(|d| *d < cx.cfg.stuck_after) {
+        evidence.push(Evidence::api(format!(
+            "in this state for {} only, under the {} threshold: reported at any age, since the kubelet gives {} \
+             only after an attempt failed",
+            human(d),
+            human(cx.cfg.stuck_after),
+            sp.state_str()
+        )));
+    }
     evidence.extend(cause.evidence);
     if !evidence.iter().any(|e| e.source == EvidenceSource::Event) {
         evidence.extend(pod_event_evidence(cx, pod, 3));

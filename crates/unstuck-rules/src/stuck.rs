@@ -176,6 +176,23 @@ fn waiting_reasons(pod: &Pod) -> impl Iterator<Item = &str> {
 const IMAGE_PULL: &[&str] =
     &["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable"];
 
+/// Waiting reasons the kubelet gives only once an attempt failed on the pod's own spec, and that stay until
+/// the spec (or an object it names) changes: an image name it cannot parse, an image it must not pull and
+/// does not have, a configuration it cannot build (a missing ConfigMap, Secret or key; `runAsNonRoot` with
+/// a root image). Like a crash loop they are bad at any age. One message of `CreateContainerConfigError`
+/// is not: `failed to sync configmap cache` / `secret cache` (the kubelet's own watch was late) clears by
+/// itself, so it waits out the threshold like any other.
+const SPEC_ERRORS: &[&str] = &["CreateContainerConfigError", "InvalidImageName", "ErrImageNeverPull"];
+
+/// The first waiting reason of `pod` that is bad at any age (see [`SPEC_ERRORS`]).
+fn spec_error(pod: &Pod) -> Option<&str> {
+    pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses).find_map(|c| {
+        let w = c.state.waiting.as_ref()?;
+        let transient = w.message.contains("failed to sync");
+        (SPEC_ERRORS.contains(&w.reason.as_str()) && !transient).then_some(w.reason.as_str())
+    })
+}
+
 /// Classify one pod at time `now`. `None` means healthy, completed, or still inside its grace period
 /// or the threshold.
 pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<StuckPod<'_>> {
@@ -217,12 +234,17 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     if between || reasons.iter().any(|r| RESTART_REASONS.contains(r)) {
         return mk(StuckState::CrashLoop, pod.status.start_time.or(created));
     }
+    let spec_error = spec_error(pod);
     if let Some(r) = reasons.iter().find(|r| IMAGE_PULL.contains(r)) {
         let since = pod.status.start_time.or(created);
-        if age_since(since).is_none_or(|a| a >= stuck_after) {
+        if spec_error.is_some() || age_since(since).is_none_or(|a| a >= stuck_after) {
             return mk(StuckState::ImagePull(r.to_string()), since);
         }
         return None;
+    }
+    if let Some(r) = spec_error {
+        let since = pod.condition("PodScheduled").and_then(|c| c.last_transition_time).or(created);
+        return mk(StuckState::Waiting(r.to_string()), since);
     }
     if pod.spec.node_name.is_empty() {
         let unsched = pod.condition("PodScheduled").is_some_and(|c| c.status == "False");
@@ -314,6 +336,44 @@ mod tests {
             let sp = super::classify(&p, now, jiff::SignedDuration::from_secs(300)).unwrap();
             assert_eq!(sp.state_str(), shown, "{reason:?}");
             assert_eq!(StateKind::of_status(shown), Some(StateKind::Terminating));
+        }
+    }
+
+    /// A spec error is stuck at any age; a pull that may still succeed, or a late cache, waits out the
+    /// threshold.
+    #[test]
+    fn spec_errors_are_stuck_at_any_age() {
+        let pod = |reason: &str, message: &str| -> unstuck_model::Pod {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "web-0", "namespace": "default", "uid": "u1",
+                             "creationTimestamp": "2020-05-18T10:29:40Z"},
+                "spec": {"nodeName": "n1", "containers": [{"name": "web", "image": "nginx"}]},
+                "status": {"phase": "Pending", "containerStatuses": [{"name": "web",
+                           "state": {"waiting": {"reason": reason, "message": message}}}]}
+            }))
+            .unwrap()
+        };
+        let now: unstuck_model::Time = "2020-05-18T10:30:00Z".parse().unwrap();
+        let five = jiff::SignedDuration::from_secs(300);
+        for (reason, message, stuck) in [
+            ("CreateContainerConfigError", "configmap \"app\" not found", true),
+            ("InvalidImageName", "Failed to apply default image tag \"nginx:\"", true),
+            ("ErrImageNeverPull", "Container image \"app:1\" is not present with pull policy of Never", true),
+            (
+                "CreateContainerConfigError",
+                "failed to sync configmap cache: timed out waiting for the condition",
+                false,
+            ),
+            ("ErrImagePull", "rpc error: code = Unknown desc = context deadline exceeded", false),
+            ("CreateContainerError", "failed to reserve container name", false),
+        ] {
+            let p = pod(reason, message);
+            let sp = super::classify(&p, now, five);
+            assert_eq!(sp.is_some(), stuck, "{reason}: {message}");
+            if let Some(sp) = sp {
+                assert_eq!(sp.state_str(), reason);
+                assert_eq!(sp.stuck_for, Some(jiff::SignedDuration::from_secs(20)));
+            }
         }
     }
 

@@ -74,6 +74,8 @@ pub struct LiveArgs {
 #[derive(Debug, clap::Args)]
 pub struct SelectArgs {
     /// How long past its deletion deadline (Terminating) or past scheduling (ContainerCreating) a pod counts as stuck.
+    /// States the kubelet gives only after a failed attempt (CrashLoopBackOff, a missing ConfigMap or Secret, an
+    /// invalid image name) count at any age.
     #[arg(long, value_name = "DURATION", default_value = "5m")]
     pub stuck_after: String,
     /// Only this namespace (repeatable).

@@ -742,8 +742,9 @@ fn crash_loop_cites_the_containers_last_words() {
 }
 
 /// container-config-error: a container waiting in CreateContainerConfigError / CreateContainerError /
-/// RunContainerError, the summary naming what the message says is missing; not a pod in a crash loop,
-/// still creating, or waiting for less than the threshold.
+/// RunContainerError, the summary naming what the message says is missing (at any age when it names a
+/// missing object); not a pod in a crash loop, still creating, or waiting for less than the threshold on a
+/// late cache or a runtime refusal.
 #[test]
 fn container_config_error_names_what_is_missing() {
     let ex = example("mixed-cluster");
@@ -807,11 +808,21 @@ fn container_config_error_names_what_is_missing() {
     assert_ne!(finding(p, vec![]).map(|(r, _)| r).as_deref(), Some("container-config-error"));
     let p = waiting("ErrImagePull", "rpc error: code = NotFound");
     assert_ne!(finding(p, vec![]).map(|(r, _)| r).as_deref(), Some("container-config-error"));
-    let mut p = waiting("CreateContainerConfigError", r#"secret "cart-db" not found"#);
-    p["metadata"]["creationTimestamp"] = json!("2024-06-03T11:59:30Z");
-    p["status"]["conditions"] =
-        json!([{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2024-06-03T11:59:30Z"}]);
-    assert_eq!(finding(p, vec![]), None, "inside the threshold it is not stuck");
+    // Inside the threshold: a missing object does not appear by itself, so it is reported at any age (with
+    // its age said); a cache the kubelet could not sync in time, or a refusal by the runtime, waits it out.
+    let young = |reason: &str, message: &str| {
+        let mut p = waiting(reason, message);
+        p["metadata"]["creationTimestamp"] = json!("2024-06-03T11:59:30Z");
+        p["status"]["conditions"] =
+            json!([{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2024-06-03T11:59:30Z"}]);
+        finding(p, vec![])
+    };
+    let (rule, ev) = young("CreateContainerConfigError", r#"secret "cart-db" not found"#).unwrap();
+    assert_eq!(rule, "container-config-error");
+    assert!(ev.iter().any(|e| e.contains("for 30s only, under the 5m0s threshold")), "{ev:?}");
+    let cache = "failed to sync secret cache: timed out waiting for the condition";
+    assert_eq!(young("CreateContainerConfigError", cache), None, "a late cache is not stuck inside the threshold");
+    assert_eq!(young("CreateContainerError", "failed to reserve container name"), None, "nor a runtime refusal");
 }
 
 /// init-container-waiting: a pod in `Init:0/1` whose init container started long ago and is still running,

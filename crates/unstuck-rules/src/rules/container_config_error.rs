@@ -5,7 +5,9 @@ use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraf
 declare_rule! {
     /// ## What it detects
     /// Pods whose container waits in `CreateContainerConfigError`, `CreateContainerError` or
-    /// `RunContainerError` longer than the threshold (not in `CrashLoopBackOff`), and pods the status still
+    /// `RunContainerError` longer than the threshold (not in `CrashLoopBackOff`) — `CreateContainerConfigError`
+    /// at any age unless its message is a late cache (below), since a missing object does not appear by
+    /// itself (a young one's evidence says how young) — and pods the status still
     /// shows `ContainerCreating` whose kubelet `Failed` events say the same (`Error: …`, other than an image
     /// pull error or a runtime timeout; the status lags the events, or the dump caught the pod between two
     /// attempts): the kubelet cannot build

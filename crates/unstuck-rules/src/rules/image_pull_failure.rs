@@ -4,8 +4,9 @@ use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraf
 
 declare_rule! {
     /// ## What it detects
-    /// Pods whose containers wait in `ErrImagePull`, `ImagePullBackOff`, `InvalidImageName` or
-    /// `ErrImageNeverPull` for longer than the threshold; and pods the status still shows
+    /// Pods whose containers wait in `ErrImagePull` or `ImagePullBackOff` for longer than the threshold, or
+    /// in `InvalidImageName` or `ErrImageNeverPull` at any age (neither clears until the spec or the node's
+    /// images change; a young one's evidence says how young); and pods the status still shows
     /// `ContainerCreating` whose events, container states or node log lines say the pull failed
     /// (`Failed to pull image …`, `ErrImageNeverPull`, `Back-off pulling image`, `Pull image "…" failed`),
     /// or whose node's kubelet refuses pulls over its own rate limit (`pull QPS exceeded`).
