@@ -705,27 +705,6 @@ fn pod(block: &[Line<'_>], anchor: Timestamp, out: &mut Vec<Value>, warnings: &m
     Ok(())
 }
 
-/// When a text without a capture time (describe, `kubectl get` tables) was taken: `--now`, else the file's
-/// modification time, else the clock; and which of them it is, for the report.
-pub(crate) fn anchor(p: &std::path::Path, c: &mut Collector) -> (Timestamp, &'static str) {
-    match c.opts.now {
-        Some(t) => (t, "--now"),
-        None => match crate::file_time(p) {
-            Some(t) => {
-                c.saved_at = c.saved_at.max(Some(t));
-                (t, "the file's modification time")
-            }
-            None => (Timestamp::now(), "the clock"),
-        },
-    }
-}
-
-/// A describe text file's bytes; its times are counted back from `--now`, else the file's modification time.
-pub(crate) fn read_file(p: &std::path::Path, bytes: &[u8], c: &mut Collector) -> Result<(), IngestError> {
-    let (anchor, from) = anchor(p, c);
-    add(c, &p.display().to_string(), bytes, anchor, from)
-}
-
 /// One event as describe text and kubectl tables show it.
 pub(crate) struct EventRow<'a> {
     /// The Event's own name.

@@ -138,6 +138,9 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Result<Snapshot, IngestError> 
     if paths.is_empty() {
         return Err(IngestError::Usage("no input given".into()));
     }
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err(IngestError::Usage("`-` (standard input) given more than once".into()));
+    }
     for p in paths {
         read_path(p, &mut c)?;
     }
@@ -145,6 +148,9 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Result<Snapshot, IngestError> 
 }
 
 fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
+    if p == Path::new("-") {
+        return read_stdin(c);
+    }
     let meta = std::fs::metadata(p).map_err(|e| IngestError::io(p, e))?;
     let before = c.tally.routed.values().sum::<usize>();
     if meta.is_dir() {
@@ -177,23 +183,8 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
                     true => head,
                     false => read_capped(p, max)?,
                 };
-                // A terminal session pasted whole (a manifest, then other commands' output).
-                if let Some((text, s)) = session::sniff(&bytes) {
-                    let (anchor, from) = describe::anchor(p, c);
-                    return session::add(c, &p.display().to_string(), text, &s, anchor, from);
-                }
-                if described {
-                    return describe::read_file(p, &bytes, c);
-                }
-                if tabled {
-                    return table::read_file(p, &bytes, c);
-                }
-                // A manifest saved alone (`kubectl get -o yaml > FILE`) is dated by its file: its own newest
-                // timestamp (a Terminating pod's is often its creation) says nothing of how long ago that was.
-                if let Some(t) = file_time(p) {
-                    c.file_saved_at = c.file_saved_at.max(Some(t));
-                }
-                return api::add_loose_bytes(c, &p.display().to_string(), &bytes);
+                let saved = Saved { at: file_time(p), from: "the file's modification time" };
+                return read_text(c, &p.display().to_string(), &bytes, (described, tabled), saved);
             }
         }
     } else {
@@ -203,6 +194,126 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
         return Err(IngestError::Invalid { path: p.display().to_string(), msg: layout::unrecognised() });
     }
     Ok(())
+}
+
+/// When a text input was saved, for dating it without `--now`: its file's modification time, or the moment
+/// standard input was read.
+struct Saved {
+    at: Option<Time>,
+    from: &'static str,
+}
+
+/// The time a text's ages are counted back from, and where it came from.
+fn anchor(c: &mut Collector, saved: &Saved) -> (Time, &'static str) {
+    match (c.opts.now, saved.at) {
+        (Some(t), _) => (t, "--now"),
+        (None, Some(t)) => {
+            c.saved_at = c.saved_at.max(Some(t));
+            (t, saved.from)
+        }
+        (None, None) => (Time::now(), "the clock"),
+    }
+}
+
+/// A text input (not an archive, not a node log) read whole: a terminal session, describe text, `get` tables
+/// (`sniffed`: whether its head reads as describe text, as tables), else a manifest.
+fn read_text(
+    c: &mut Collector,
+    name: &str,
+    bytes: &[u8],
+    sniffed: (bool, bool),
+    saved: Saved,
+) -> Result<(), IngestError> {
+    let (described, tabled) = sniffed;
+    // A terminal session pasted whole (a manifest, then other commands' output).
+    if let Some((text, s)) = session::sniff(bytes) {
+        let (anchor, from) = anchor(c, &saved);
+        return session::add(c, name, text, &s, anchor, from);
+    }
+    if described {
+        let (anchor, from) = anchor(c, &saved);
+        return describe::add(c, name, bytes, anchor, from);
+    }
+    if tabled {
+        let (anchor, from) = anchor(c, &saved);
+        return table::add(c, name, bytes, anchor, from);
+    }
+    // A manifest saved alone (`kubectl get -o yaml > FILE`) is dated by its file: its own newest timestamp
+    // (a Terminating pod's is often its creation) says nothing of how long ago that was.
+    if let Some(t) = saved.at {
+        c.file_saved_at = c.file_saved_at.max(Some(t));
+    }
+    api::add_loose_bytes(c, name, bytes)
+}
+
+/// What standard input is called in messages.
+pub const STDIN: &str = "<stdin>";
+
+/// Standard input (`-`), read whole: `kubectl get`/`describe` output or a manifest piped in (`kubectl get
+/// pods -A -o wide | unstuck diagnose -`), an archive, or a node log (`journalctl -u kubelet | …`). It is
+/// dated as read now (`--now` overrides), as output piped from a live command is.
+fn read_stdin(c: &mut Collector) -> Result<(), IngestError> {
+    let bytes = stdin_bytes(c.limits().max_api_file_bytes)?;
+    let invalid = |msg: String| IngestError::Invalid { path: STDIN.into(), msg };
+    let before = c.tally.routed.values().sum::<usize>();
+    if archive::packing_of(bytes).is_some() {
+        c.set_source("archive", Path::new(STDIN));
+        archive::read_archive_bytes(STDIN, bytes, c)?;
+        if c.tally.routed.values().sum::<usize>() == before {
+            return Err(invalid(layout::unrecognised()));
+        }
+        return Ok(());
+    }
+    c.set_source("files", Path::new(STDIN));
+    let head = &bytes[..bytes.len().min(HEAD)];
+    let described = describe::sniff(head);
+    let tabled = !described && table::sniff(head);
+    if !described && !tabled && tree::is_loose_node_log(Path::new(STDIN), head) {
+        if c.opts.logs {
+            c.tally.saw(&layout::Routed { format: Some(layout::Format::NodeLogFile), route: layout::Route::Ignore });
+            c.log_files.push(stdin_log_hits(bytes, c.opts));
+        }
+        return Ok(());
+    }
+    let saved = Saved { at: Some(Time::now()), from: "the moment standard input was read" };
+    read_text(c, STDIN, bytes, (described, tabled), saved)
+}
+
+/// Standard input, read whole once (a command that reads its inputs twice, `logs` and `timeline`, sees the
+/// same bytes the second time); refused when empty or over `max` bytes.
+fn stdin_bytes(max: u64) -> Result<&'static [u8], IngestError> {
+    use std::io::Read;
+    static BYTES: std::sync::OnceLock<Result<Vec<u8>, (std::io::ErrorKind, String)>> = std::sync::OnceLock::new();
+    let read = BYTES.get_or_init(|| {
+        let mut bytes = Vec::new();
+        let stdin = std::io::stdin().lock();
+        match stdin.take(max.saturating_add(1)).read_to_end(&mut bytes) {
+            Ok(_) => Ok(bytes),
+            Err(e) => Err((e.kind(), e.to_string())),
+        }
+    });
+    let invalid = |msg: String| IngestError::Invalid { path: STDIN.into(), msg };
+    match read {
+        Err((kind, msg)) => Err(IngestError::Io { path: STDIN.into(), cause: std::io::Error::new(*kind, msg.clone()) }),
+        Ok(b) if b.len() as u64 > max => {
+            Err(invalid(format!("over {max} bytes; save it to a file and name the file instead")))
+        }
+        Ok(b) if b.iter().all(u8::is_ascii_whitespace) => Err(invalid("nothing was piped in (empty)".into())),
+        Ok(b) => Ok(b),
+    }
+}
+
+/// Node log lines piped to standard input (`journalctl -u kubelet | unstuck scan-logs -`), scanned as one
+/// loose node log.
+pub fn scan_stdin_log(opts: &Options) -> Result<Vec<LogFileHits>, IngestError> {
+    Ok(vec![stdin_log_hits(stdin_bytes(opts.limits.max_log_file_bytes)?, opts)])
+}
+
+/// Standard input's bytes scanned as a loose node log (each line's host column names its node).
+fn stdin_log_hits(bytes: &[u8], opts: &Options) -> LogFileHits {
+    let mut out = LogFileHits { node: tree::PER_LINE.into(), file: STDIN.into(), ..Default::default() };
+    logs::scan_stream(&opts.catalog, &opts.limits, bytes, &mut out);
+    out
 }
 
 /// A file's modification time.

@@ -846,12 +846,6 @@ fn event(t: &Table, row: &[&str], line: usize, anchor: Timestamp, i: usize) -> R
     ))
 }
 
-/// A table file's bytes; its ages are counted back from `--now`, else the file's modification time.
-pub(crate) fn read_file(p: &std::path::Path, bytes: &[u8], c: &mut crate::Collector) -> Result<(), crate::IngestError> {
-    let (anchor, from) = crate::describe::anchor(p, c);
-    add(c, &p.display().to_string(), bytes, anchor, from)
-}
-
 /// Add a table file's objects to the collector, with warnings saying how its times were dated.
 pub(crate) fn add(
     c: &mut crate::Collector,

@@ -24,11 +24,11 @@ pub enum NowSource {
     CollectionDate,
     /// The newest node log line, for node logs read with no API object and no collection date.
     NewestLogLine,
-    /// When a `kubectl describe` text was saved (its file's modification time): describe prints ages, not
-    /// times, and no capture time.
+    /// When a `kubectl describe` text or `get` table was saved (its file's modification time, or when it
+    /// was read from standard input): they print ages, not times, and no capture time.
     SavedAt,
-    /// When a manifest read alone (`kubectl get -o yaml > FILE`) was saved (its file's modification time),
-    /// when that is later than every timestamp in it.
+    /// When a manifest read alone (`kubectl get -o yaml > FILE`) was saved (its file's modification time,
+    /// or when it was read from standard input), when that is later than every timestamp in it.
     FileSaved,
     /// The wall clock (live mode).
     #[default]

@@ -194,8 +194,12 @@ pub(crate) fn now_source_text(s: NowSource) -> &'static str {
         NowSource::NewestTimestamp => "newest timestamp in the bundle",
         NowSource::CollectionDate => "the date the sos report was taken (sos_commands/date)",
         NowSource::NewestLogLine => "the newest node log line",
-        NowSource::SavedAt => "when the kubectl describe or get text was saved (its file's modification time)",
-        NowSource::FileSaved => "the manifest file's modification time, later than its timestamps (--now overrides)",
+        NowSource::SavedAt => {
+            "when the kubectl describe or get text was saved (its file's modification time, or when it was read from standard input)"
+        }
+        NowSource::FileSaved => {
+            "when the manifest was saved (its file's modification time, or when it was read from standard input), later than its timestamps (--now overrides)"
+        }
         NowSource::Clock => "current time",
     }
 }

@@ -580,7 +580,10 @@ pub fn run(cli: Cli) -> Result<u8> {
         }
         Cmd::ScanLogs { dir } => {
             let opts = Options::default();
-            let files = unstuck_ingest::scan_node_logs(&dir, &opts)?;
+            let files = match dir.as_os_str() == "-" {
+                true => unstuck_ingest::scan_stdin_log(&opts)?,
+                false => unstuck_ingest::scan_node_logs(&dir, &opts)?,
+            };
             let mut counts = std::collections::BTreeMap::new();
             let mut bytes = 0u64;
             for f in &files {

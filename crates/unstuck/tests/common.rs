@@ -108,6 +108,30 @@ pub fn run_env(args: &[&str], env: &[(&str, &Path)]) -> (i32, String, String) {
     )
 }
 
+/// `run` with `input` piped to standard input.
+pub fn run_stdin(args: &[&str], input: &[u8]) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut stdin = child.stdin.take().expect("a pipe");
+    let input = input.to_vec();
+    // Written from another thread: a large input would fill the pipe while the child fills its stdout.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("runs");
+    writer.join().expect("the writer").expect("written");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// One case of an output corpus (`corpus/crash-output/`, `corpus/init-output/`): a container's output pasted
 /// in a public thread and the line the thread names as the cause.
 #[derive(serde::Deserialize)]
