@@ -126,9 +126,11 @@ pub enum CollectFormat {
 
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
-    /// Diagnose every stuck pod in a bundle (cluster-info dump directory, .tar.gz, or kubectl -o json/yaml files).
+    /// Diagnose every stuck pod in a bundle (cluster-info dump directory, archive, kubectl output, node logs), or in
+    /// the live cluster when no PATH is given.
     Diagnose {
-        /// Bundle directory, .tar.gz, or kubectl output files.
+        /// Bundle directory, archive (.tar.gz, .zip, …), kubectl output (-o json/yaml, get tables, describe text) or
+        /// node log files; `-` reads standard input (`kubectl get pods -A -o wide | unstuck diagnose -`).
         #[arg(value_name = "PATH")]
         paths: Vec<PathBuf>,
         #[command(flatten)]
