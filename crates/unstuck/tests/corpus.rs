@@ -25,12 +25,12 @@ const NOW: &str = "2024-06-01T12:00:00Z";
 
 /// Held-out v9 parts d and e, v11 and v12 (corpus/accuracy-notes.md): 17 of 18, 12 of 12 and 11 of 11 when
 /// each was evaluated once; v17: 9 of 9; v18: 3 of 10 at its one evaluation (before container-config-error
-/// read ContainerCreating pods' Failed events), 10 of 10 after tuning on the tuning split (seen as a count).
-/// It must keep finding at least these.
-const HELDOUT_FLOOR: usize = 59;
+/// read ContainerCreating pods' Failed events), 10 of 10 after tuning on the tuning split (seen as a count);
+/// v19: 8 of 9 at its one evaluation. It must keep finding at least these.
+const HELDOUT_FLOOR: usize = 67;
 /// Held-out look-alikes that get a finding, knowingly: v18's one held-out look-alike failed at its one
-/// evaluation (before any v18 tuning) and still does; being held out, it was not opened.
-const HELDOUT_LOOKALIKE_MISSES: usize = 1;
+/// evaluation (before any v18 tuning) and still does, and so did v19's; being held out, neither was opened.
+const HELDOUT_LOOKALIKE_MISSES: usize = 2;
 /// Tuning cases missed, knowingly: v17's volume-unmount-hang/3210, a deleted pod with an NFS volume whose
 /// quoted kubelet lines (`SyncLoop (ADD, "api")`, one `Killing container … with 30 second grace period`) show
 /// nothing abnormal; only the reporter's `umount -f` tells the mount hung. Finding it would mean claiming
@@ -38,8 +38,9 @@ const HELDOUT_LOOKALIKE_MISSES: usize = 1;
 /// instead. (Until session 16, v4's oom-killed/1200, since relabelled as the look-alike none/1292.) And v18's
 /// container-config-error/3316 and 3320: one kubelet line each (`container start failed:
 /// CreateContainerConfigError: stat /opt/my-path/: …`, `… RunContainerError: … file exists`) that names no pod,
-/// so nothing ties it to the pod (the node may hold many).
-const TUNING_KNOWN_MISSES: usize = 3;
+/// so nothing ties it to the pod (the node may hold many). And v19's oom-killed/3458 and 3467: kernel
+/// memory-cgroup OOM reports that name no cgroup path, container or pod, for the same reason.
+const TUNING_KNOWN_MISSES: usize = 5;
 const NODE: &str = "node-1";
 const NS: &str = "corpus";
 
