@@ -402,7 +402,18 @@ pub fn run(cli: Cli) -> Result<u8> {
             let cfg = select.config()?;
             let t0 = std::time::Instant::now();
             let (mut snap, node_logs) = if paths.is_empty() {
-                crate::live::snapshot(&live, crate::live::single_namespace(&cfg), &opts, &cfg)?
+                let piped = stdin_is_piped();
+                if piped {
+                    eprintln!(
+                        "unstuck: standard input is a pipe, and is read only when `-` is given (`kubectl get pods -A -o wide | unstuck diagnose -`); diagnosing the live cluster"
+                    );
+                }
+                crate::live::snapshot(&live, crate::live::single_namespace(&cfg), &opts, &cfg).with_context(|| {
+                    match piped {
+                        true => "no PATH: the live cluster (to read what is piped in, give `-`)",
+                        false => "no PATH: the live cluster",
+                    }
+                })?
             } else {
                 (unstuck_ingest::load(&paths, &opts)?, None)
             };
@@ -606,4 +617,15 @@ pub fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
     }
+}
+
+/// Whether standard input is a pipe (`… | unstuck diagnose`), not a terminal, a file or `/dev/null`.
+fn stdin_is_piped() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata("/dev/stdin").is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    false
 }

@@ -110,10 +110,16 @@ pub fn run_env(args: &[&str], env: &[(&str, &Path)]) -> (i32, String, String) {
 
 /// `run` with `input` piped to standard input.
 pub fn run_stdin(args: &[&str], input: &[u8]) -> (i32, String, String) {
+    run_stdin_env(args, input, &[])
+}
+
+/// `run_stdin` with extra environment variables.
+pub fn run_stdin_env(args: &[&str], input: &[u8], env: &[(&str, &str)]) -> (i32, String, String) {
     use std::io::Write;
     let mut child = std::process::Command::new(bin())
         .args(args)
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

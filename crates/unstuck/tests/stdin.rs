@@ -118,3 +118,14 @@ fn timeline_reads_piped_input_twice_as_the_same_bytes() {
     assert!(piped.contains("deletion requested"), "{piped}");
     assert_eq!(piped, out);
 }
+
+#[test]
+fn piped_input_without_a_dash_is_not_read_and_the_error_says_how() {
+    // No PATH means the live cluster; what is piped in is not read, and both messages say to give `-`.
+    let env = [("KUBECONFIG", "/nonexistent/kubeconfig"), ("KUBERNETES_SERVICE_HOST", "")];
+    let table = std::fs::read(table("pods-1.txt")).unwrap();
+    let (code, out, err) = common::run_stdin_env(&["diagnose"], &table, &env);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("standard input is a pipe, and is read only when `-` is given"), "{err}");
+    assert!(err.contains("to read what is piped in, give `-`"), "{err}");
+}
