@@ -879,10 +879,11 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
         let (who, node) = rest.split_once(" to ")?;
         Some((who.split_once('/').unwrap_or(("default", who)), node.trim()))
     });
-    // Older kubelets name the pod in their messages: `… for pod "web-0_shop(8f2c…)"`.
+    // Kubelets name the pod in some messages: `… for pod "web-0_shop(8f2c…)"` (older ones), `Error: … (pod:
+    // "web-0_shop(8f2c…)", container: web)` (a container config the kubelet refused).
     let named = || {
         rows.iter().find_map(|r| {
-            let i = r[4].find("for pod \"")? + 9;
+            let i = ["for pod \"", "(pod: \""].iter().find_map(|p| Some(r[4].find(p)? + p.len()))?;
             let id = r[4][i..].split('"').next()?;
             let (name, ns) = id.split_once('(')?.0.rsplit_once('_')?;
             (!name.is_empty() && !ns.is_empty()).then_some((ns, name))
@@ -931,9 +932,15 @@ fn events_alone(lines: &[Line<'_>], anchor: Timestamp) -> (Vec<Value>, Vec<Strin
     }) {
         Some("ImagePullBackOff")
     } else if since(&["Created", "Started"], &|r| {
+        // A missing object or key, or the kubelet's non-root check (`container has runAsNonRoot and image will
+        // run as root`, `container's runAsUser breaks non-root policy`): both CreateContainerConfigError.
         reason(r) == "Failed"
             && (msg_has(r, "CreateContainerConfigError")
-                || msg_has(r, "Error: ") && (msg_has(r, "not found") || msg_has(r, "couldn't find key")))
+                || msg_has(r, "Error: ")
+                    && (msg_has(r, "not found")
+                        || msg_has(r, "couldn't find key")
+                        || msg_has(r, "runAsNonRoot")
+                        || msg_has(r, "non-root policy")))
     }) {
         Some("CreateContainerConfigError")
     } else if since(&["Pulling", "Pulled", "Created", "Started"], &|r| {
@@ -1232,6 +1239,29 @@ mod tests {
         let other = old("Error syncing pod, skipping: failed to \"StartContainer\" for \"db\" with CrashLoopBackOff: \"Back-off 10s\"");
         let (objs, _) = objects(&other, at()).unwrap();
         assert!(objs.iter().all(|o| o["kind"] != "Pod"), "{objs:?}");
+        // The kubelet's non-root check is a config error, and its message names the pod.
+        for msg in [
+            "Error: container has runAsNonRoot and image will run as root (pod: \"init-pod_cmk(fa1d4889)\", container: init)",
+            "Error: container's runAsUser breaks non-root policy (pod: \"init-pod_cmk(fa1d4889)\", container: init)",
+        ] {
+            let text = format!("  Warning  Failed     6s (x4 over 18s)  kubelet            {msg}\n");
+            let (objs, _) = objects(&text, at()).unwrap();
+            let pod = &objs[0];
+            assert_eq!((&pod["metadata"]["namespace"], &pod["metadata"]["name"]), (&"cmk".into(), &"init-pod".into()), "{msg}");
+            assert_eq!(
+                pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "CreateContainerConfigError",
+                "{msg}"
+            );
+        }
+        // Another Failed `Error:` names no config problem: not a config error.
+        let text = "  Warning  Failed     6s (x4 over 18s)  kubelet            Error: context deadline exceeded\n";
+        let (objs, _) = objects(text, at()).unwrap();
+        assert!(
+            objs.iter()
+                .all(|o| o["status"]["containerStatuses"][0]["state"]["waiting"]["reason"]
+                    != "CreateContainerConfigError"),
+            "{objs:?}"
+        );
     }
 
     #[test]

@@ -145,12 +145,16 @@ pub(crate) fn command(l: &str) -> Option<&str> {
         return rest.trim_start().split_once(' ').and_then(|(_, cmd)| command_words(cmd.trim_start()));
     }
     command_words(t).or_else(|| {
-        // Behind a prompt: after one of its `$`, `#`, `>` or `%`; a prompt has no run of spaces (a row does).
-        t.match_indices(['$', '#', '>', '%'])
+        // Behind a prompt: after one of its `$`, `#`, `>` or `%`, or a theme's arrow or line (`host ~ ➜  k get
+        // all`, starship's `❯`, a two-line prompt's `╰─`); a prompt has no run of spaces (a row does).
+        t.match_indices(PROMPT_ENDS)
             .take_while(|&(i, _)| !t[..i].contains("  "))
-            .find_map(|(i, _)| command_words(t[i + 1..].trim_start()))
+            .find_map(|(i, m)| command_words(t[i + m.len()..].trim_start()))
     })
 }
+
+/// Characters a shell prompt ends with, before the command typed at it.
+const PROMPT_ENDS: [char; 9] = ['$', '#', '>', '%', '➜', '❯', '»', 'λ', '─'];
 
 /// The arguments after a leading `kubectl` (`microk8s kubectl`, `k3s kubectl`), or after `k` or `oc`
 /// running a `get`, `describe` or `events`.
@@ -1042,6 +1046,10 @@ httpd-7fdc6565b4-p3nd1   0/1\t   Pending   0          1m\t  <none>\n";
             ("$ microk8s kubectl get pods -n shop", Some("shop")),
             ("oc get pods -n openshift-monitoring", Some("openshift-monitoring")),
             ("➜  us-stuck-in-pending kubectl get po -owide -n gitpod | grep pre", Some("gitpod")),
+            ("controlplane ~ ➜  k get all -n app-space ", Some("app-space")),
+            ("╰─ kubectl get pods -n uat", Some("uat")),
+            ("~/src/app on main ❯ kubectl get po -n shop", Some("shop")),
+            ("λ kubectl get pods -n shop", Some("shop")),
             // `watch`'s title line, with the date (and, since procps 3.3.16, the host) right-aligned.
             ("Every 2.0s: kubectl get po -o wide -n web                     Fri Oct 12 11:59:02 2018", Some("web")),
             ("Every 1s: kubectl get pods --namespace=db      node-1: Tue Mar  4 10:00:00 2025", Some("db")),
@@ -1054,6 +1062,8 @@ httpd-7fdc6565b4-p3nd1   0/1\t   Pending   0          1m\t  <none>\n";
             "k                      1/1     Running   0          5m",
             "default     2m   Warning   Failed   pod/x   exec: \"sh -c > k get pods\" failed",
             "web-0   0/1   Error   0   1m   10.0.0.1   n1   <none>   <none>   # k get",
+            "web-0   0/1   Error   0   1m   10.0.0.1   n1   <none>   <none>   ➜ kubectl get",
+            "default   5m   Normal   Pulled   pod/x   Pulled image ─ kubectl get pods",
         ] {
             assert!(command(row).is_none(), "{row}");
             assert!(!chatter(row), "{row}");

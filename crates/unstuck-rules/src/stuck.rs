@@ -247,6 +247,11 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
         return mk(StuckState::Waiting(r.to_string()), since);
     }
     if pod.spec.node_name.is_empty() {
+        // kubectl's `Unknown` (the node controller's verdict on a pod whose node stopped reporting) in a table
+        // without `-o wide`, which shows no node: bad at any age, as with a node shown.
+        if phase == "Unknown" {
+            return mk(StuckState::Waiting("Unknown".into()), created);
+        }
         let unsched = pod.condition("PodScheduled").is_some_and(|c| c.status == "False");
         if phase == "Pending" && unsched {
             let since = created;

@@ -488,3 +488,22 @@ fn a_terminal_session_with_a_manifest_and_tables_reads_each_part() {
     let (code, _, err) = run(&["diagnose", p.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// kubectl prints `Unknown` for a pod the node controller marked when its node stopped reporting. A table
+/// without `-o wide` shows no node: the pod is still reported, with node-lost as the nearest miss, and the
+/// first step asks for its node. Running pods beside it are not.
+#[test]
+fn an_unknown_pod_in_a_table_without_nodes_is_reported_with_node_lost_as_the_nearest_miss() {
+    let text = "$ kubectl get pods\n\
+        NAME                   READY   STATUS    RESTARTS   AGE\n\
+        api-6d9b46bf-9gj44     4/4     Running   1          20m\n\
+        api-6d9b46bf-k89hz     4/4     Unknown   0          149m\n";
+    let (_d, p) = common::saved_text(text, "ticket.txt", "2024-06-03T10:00:00Z");
+    let r = report(&p);
+    assert_eq!(triples(&r), [t("stuck-unknown", "Pod", "default/api-6d9b46bf-k89hz")]);
+    let f = &r.findings[0];
+    assert_eq!(f.state, "Unknown");
+    let ev: Vec<&str> = f.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert!(ev.iter().any(|e| e.contains("nearest miss: node-lost: the pod is Unknown")), "{ev:#?}");
+    assert!(f.remediation[0].command.as_deref().is_some_and(|c| c.contains("-o wide")), "{:#?}", f.remediation);
+}
