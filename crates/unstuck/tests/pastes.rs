@@ -17,9 +17,9 @@ use serde_json::Value;
 
 /// Held-out cases passed (recall and look-alikes) after tuning on the tuning split only, the floor: the
 /// rounds' own evaluations before tuning are in corpus/pastes/README.md.
-const HELDOUT_FLOOR: usize = 52;
+const HELDOUT_FLOOR: usize = 54;
 /// Tuning cases passed (recall and look-alikes): 4 of 31 before any tuning.
-const TUNING_FLOOR: usize = 65;
+const TUNING_FLOOR: usize = 66;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -161,7 +161,8 @@ fn diagnose_on_the_fields_describe_pastes() {
          was seen), nor is round 4's figure after tuning (a diff of this document showed three of its held-out\n\
          results change while tuning, and a regression among them was fixed), nor round 5's (one of its held-out\n\
          cases was relabelled by the rule catalog after the split, a diff showed another's report change, and a\n\
-         third passed after a change made on a tuning case), and each round's one evaluation is in\n\
+         third passed after a change made on a tuning case), nor round 6's (one of its held-out cases passed\n\
+         after a change made on a tuning case), and each round's one evaluation is in\n\
          corpus/pastes/README.md, with the held-out rows seen by accident (none tuned on).\n\n\
          | | tuning | held-out |\n|---|---|---|\n",
     );

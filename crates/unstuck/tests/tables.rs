@@ -507,3 +507,38 @@ fn an_unknown_pod_in_a_table_without_nodes_is_reported_with_node_lost_as_the_nea
     assert!(ev.iter().any(|e| e.contains("nearest miss: node-lost: the pod is Unknown")), "{ev:#?}");
     assert!(f.remediation[0].command.as_deref().is_some_and(|c| c.contains("-o wide")), "{:#?}", f.remediation);
 }
+
+/// A `get pods` table without `-o wide` shows no node, but a pod in ContainerCreating or `Init:0/1` was
+/// placed (the kubelet reports its containers): it is judged as placed, so the events beside it explain it
+/// (here a failed mount), and an `Init:0/1` row is the init container's, said as the row can say it. A
+/// `Pending` row is still the unknown-placement case.
+#[test]
+fn placed_pods_in_a_table_without_nodes_are_explained_by_the_events_beside_them() {
+    let text = "$ kubectl get pods -n shop\n\
+        NAME                   READY   STATUS              RESTARTS   AGE\n\
+        web-6d4cf56db6-7xk2p   0/1     ContainerCreating   0          47m\n\
+        api-5f4e3d2c1-pqrst    0/1     Init:0/1            0          47m\n\
+        job-5c4b3a2d1-abcde    0/1     Pending             0          47m\n\
+        cache-0                1/1     Running             0          3d\n\
+        \n\
+        $ kubectl get events -n shop\n\
+        LAST SEEN   TYPE      REASON        OBJECT                     MESSAGE\n\
+        2m          Warning   FailedMount   pod/web-6d4cf56db6-7xk2p   MountVolume.SetUp failed for volume \"data\" : mount failed: exit status 32\n";
+    let (_d, p) = common::saved_text(text, "ticket.txt", "2024-06-03T10:00:00Z");
+    let r = report(&p);
+    assert_eq!(
+        triples(&r),
+        [
+            t("init-container-waiting", "Pod", "shop/api-5f4e3d2c1-pqrst"),
+            t("stuck-unknown", "Pod", "shop/job-5c4b3a2d1-abcde"),
+            t("volume-mount-failure", "Pod", "shop/web-6d4cf56db6-7xk2p"),
+        ]
+    );
+    let init = r.findings.iter().find(|f| f.rule == "init-container-waiting").unwrap();
+    let ev: Vec<&str> = init.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert!(ev.iter().any(|e| e.contains("a table cannot tell one that runs")), "{ev:#?}");
+    // No made-up container name in a command.
+    let commands: Vec<&str> = init.remediation.iter().filter_map(|s| s.command.as_deref()).collect();
+    assert!(commands.iter().all(|c| !c.contains("init-1")), "{commands:?}");
+    assert!(commands[0].starts_with("kubectl describe pod"), "{commands:?}");
+}

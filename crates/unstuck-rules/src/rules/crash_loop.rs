@@ -150,10 +150,14 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         StepDraft::cluster(
             "Read the crashed container's output",
             format!(
-                "kubectl logs -n {} {} -c {} --previous",
+                "kubectl logs -n {} {} {} --previous",
                 sh(&pod.metadata.namespace),
                 sh(&pod.metadata.name),
-                sh(&c)
+                // A `kubectl get pods` row names no container: every container's previous run.
+                match pod.metadata.from_table() {
+                    true => "--all-containers --prefix".to_string(),
+                    false => format!("-c {}", sh(&c)),
+                }
             ),
         ),
         StepDraft::config("Fix the configuration, command or dependency the container fails on"),

@@ -1,6 +1,6 @@
 use crate::fix::Op;
 use crate::rules::crash_loop::last_words_evidence;
-use crate::util::{delete_pod, human};
+use crate::util::{delete_pod, human, sh};
 use crate::{declare_rule, Cause, Check, Cx, Evidence, Scope, StateKind, StepDraft, StuckPod};
 
 declare_rule! {
@@ -23,7 +23,10 @@ declare_rule! {
     /// or must-gather's per-container files, live `pods/log` of the running container), the last lines of
     /// its output: its newest problem lines,
     /// else its last two (a wait loop prints the same line each round: `waiting for mysql`, `nc: bad
-    /// address 'redis…'`, `[ERROR] auth.handler: error authenticating`).
+    /// address 'redis…'`, `[ERROR] auth.handler: error authenticating`). From a `kubectl get pods` row
+    /// (`Init:0/1`, no restarts) only what the row shows: which init container has not exited, and that a
+    /// row cannot tell one that runs from one whose volumes or sandbox are not ready; the first step is then
+    /// `kubectl describe pod` (the names, states and events), the logs of all its containers after it.
     ///
     /// ## Remediation
     /// 1. Read what it waits for: `kubectl logs POD -c INIT` (and `-f` to watch a round).
@@ -48,11 +51,38 @@ declare_rule! {
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
     let init = pod.running_init_container()?;
-    let (ns, name, c) = (pod.metadata.namespace.as_str(), pod.metadata.name.as_str(), init.name.as_str());
-    let started = init.state.running.as_ref().and_then(|r| r.started_at);
-    let running_for = started.map(|t| human(cx.now.duration_since(t))).map(|d| format!(" for {d}")).unwrap_or_default();
+    let (ns, name) = (sh(&pod.metadata.namespace), sh(&pod.metadata.name));
     let total = pod.spec.init_containers.len().max(pod.status.init_container_statuses.len());
     let position = pod.status.init_container_statuses.iter().position(|s| s.name == init.name).unwrap_or(0) + 1;
+    // A `kubectl get pods` row (`Init:0/1`) names no container, and cannot tell an init container that
+    // runs from one whose volumes or sandbox are not set up: say so, and read its name first.
+    if pod.metadata.from_table() {
+        return Some(Cause {
+            severity: None,
+            summary: format!("init container {position} of {total} has not finished: the pod waits for it"),
+            evidence: vec![Evidence::api(format!(
+                "the table shows {}, {} restarts: init container {position} of {total} has not exited (a table cannot tell one that runs from one whose volumes or sandbox are not ready, and names no container)",
+                sp.state_str(),
+                init.restart_count
+            ))],
+            remediation: vec![
+                StepDraft::cluster(
+                    "Read the init containers' names and states, and the pod's events (a failed mount or sandbox is there)",
+                    format!("kubectl describe pod -n {ns} {name}"),
+                ),
+                StepDraft::cluster(
+                    "Read what the running init container waits for",
+                    format!("kubectl logs -n {ns} {name} --all-containers --prefix --tail=50"),
+                ),
+                StepDraft::config(
+                    "Bring up what it waits for, or fix what it is given (service name, cluster domain, Vault role, a NetworkPolicy or mesh rule blocking it); a wait loop then ends by itself",
+                ),
+            ],
+        });
+    }
+    let c = init.name.as_str();
+    let started = init.state.running.as_ref().and_then(|r| r.started_at);
+    let running_for = started.map(|t| human(cx.now.duration_since(t))).map(|d| format!(" for {d}")).unwrap_or_default();
     let mut evidence = vec![Evidence::api(format!(
         "init container {c:?} ({position} of {total}): running{running_for}, {} restarts; the app containers wait (PodInitializing)",
         init.restart_count
@@ -73,14 +103,14 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         remediation: vec![
             StepDraft::cluster(
                 format!("Read what init container {c:?} waits for"),
-                format!("kubectl logs -n {ns} {name} -c {c} --tail=50"),
+                format!("kubectl logs -n {ns} {name} -c {} --tail=50", sh(c)),
             ),
             StepDraft::config(
                 "Bring up what it waits for, or fix what it is given (service name, cluster domain, Vault role, a NetworkPolicy or mesh rule blocking it); a wait loop then ends by itself",
             ),
             StepDraft::cluster(
                 "If its output stopped (a hang, not a loop): delete the pod so that its controller starts it again",
-                delete_pod(ns, name),
+                delete_pod(&pod.metadata.namespace, &pod.metadata.name),
             )
             .op(Op::delete(pod)),
         ],
