@@ -586,14 +586,21 @@ fn pod_finding(
         }
     ))
     .at(sp.since)];
-    // Some states are bad at any age (a crash loop, a spec error): a young one says so.
+    // Some states are bad at any age (a crash loop, a spec error, an eviction, a lost node's verdict): a
+    // young one says so, and why.
     if let Some(d) = sp.stuck_for.filter(|d| *d < cx.cfg.stuck_after) {
+        let state = sp.state_str();
+        let why = match &sp.state {
+            crate::StuckState::Evicted => "an evicted pod stays Failed until it is deleted".to_string(),
+            crate::StuckState::Waiting(r) if r == "Unknown" => {
+                "the node controller marks a pod Unknown when its node stops reporting".to_string()
+            }
+            _ => format!("the kubelet gives {state} only after an attempt failed"),
+        };
         evidence.push(Evidence::api(format!(
-            "in this state for {} only, under the {} threshold: reported at any age, since the kubelet gives {} \
-             only after an attempt failed",
+            "in this state for {} only, under the {} threshold: reported at any age, since {why}",
             human(d),
             human(cx.cfg.stuck_after),
-            sp.state_str()
         )));
     }
     evidence.extend(cause.evidence);

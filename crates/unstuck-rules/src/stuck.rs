@@ -234,15 +234,14 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
     if between || reasons.iter().any(|r| RESTART_REASONS.contains(r)) {
         return mk(StuckState::CrashLoop, pod.status.start_time.or(created));
     }
-    let spec_error = spec_error(pod);
     if let Some(r) = reasons.iter().find(|r| IMAGE_PULL.contains(r)) {
         let since = pod.status.start_time.or(created);
-        if spec_error.is_some() || age_since(since).is_none_or(|a| a >= stuck_after) {
+        if SPEC_ERRORS.contains(r) || age_since(since).is_none_or(|a| a >= stuck_after) {
             return mk(StuckState::ImagePull(r.to_string()), since);
         }
         return None;
     }
-    if let Some(r) = spec_error {
+    if let Some(r) = spec_error(pod) {
         let since = pod.condition("PodScheduled").and_then(|c| c.last_transition_time).or(created);
         return mk(StuckState::Waiting(r.to_string()), since);
     }

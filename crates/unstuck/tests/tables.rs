@@ -542,3 +542,26 @@ fn placed_pods_in_a_table_without_nodes_are_explained_by_the_events_beside_them(
     assert!(commands.iter().all(|c| !c.contains("init-1")), "{commands:?}");
     assert!(commands[0].starts_with("kubectl describe pod"), "{commands:?}");
 }
+
+/// A state reported at any age says so when young, with the reason that fits it: an Unknown pod is the
+/// node controller's verdict, a crash loop the kubelet's after a failed start.
+#[test]
+fn young_findings_say_why_they_are_reported_at_any_age() {
+    let text = "$ kubectl get pods -o wide\n\
+        NAME     READY   STATUS             RESTARTS   AGE   IP          NODE     NOMINATED NODE   READINESS GATES\n\
+        api-0    1/1     Unknown            0          2m    10.0.0.7    node-3   <none>           <none>\n\
+        web-0    0/1     CrashLoopBackOff   3          2m    10.0.0.8    node-4   <none>           <none>\n";
+    let (_d, p) = common::saved_text(text, "ticket.txt", "2024-06-03T10:00:00Z");
+    let r = report(&p);
+    let note = |name: &str| {
+        let f = r.findings.iter().find(|f| f.subject.name == name).unwrap_or_else(|| panic!("{name}: {r:#?}"));
+        f.evidence.iter().map(|e| e.text.clone()).find(|e| e.contains("reported at any age")).unwrap_or_default()
+    };
+    assert!(note("api-0").contains("node controller marks a pod Unknown"), "{}", note("api-0"));
+    assert!(
+        note("web-0").contains("the kubelet gives CrashLoopBackOff only after an attempt failed"),
+        "{}",
+        note("web-0")
+    );
+    assert!(note("web-0").contains("under the 5m0s threshold"), "{}", note("web-0"));
+}
