@@ -391,20 +391,18 @@ pub(crate) fn add_value(c: &mut Collector, path: &str, idx: usize, v: serde_json
     Ok(())
 }
 
-/// Objects from kubectl output bytes (JSON, concatenated JSON, or multi-document YAML).
+/// kubectl output from memory (an archive entry, a layout's file, a caller's bytes): a terminal session,
+/// describe text, `get` tables or a manifest, read as a file is (`crate::read_text`). It has no file time: a
+/// text's ages count back from now, which is then the capture time.
 pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
-    let session = crate::session::sniff(bytes);
-    let described = session.is_none() && crate::describe::sniff(bytes);
-    if session.is_some() || described || crate::table::sniff(bytes) {
-        // Text from memory has no file time: its ages count back from now, which is then the capture time.
-        let (anchor, from) = c.opts.now.map_or((Time::now(), "the clock"), |t| (t, "--now"));
-        c.clock |= c.opts.now.is_none();
-        return match (session, described) {
-            (Some((text, s)), _) => crate::session::add(c, path, text, &s, anchor, from),
-            (None, true) => crate::describe::add(c, path, bytes, anchor, from),
-            (None, false) => crate::table::add(c, path, bytes, anchor, from),
-        };
-    }
+    let described = crate::describe::sniff(bytes);
+    let tabled = !described && crate::table::sniff(bytes);
+    crate::read_text(c, path, bytes, (described, tabled), crate::Saved::unknown())
+}
+
+/// Objects from a manifest's bytes (JSON, concatenated JSON, or multi-document YAML; a YAML paste cut or
+/// elided by hand read up to where it stops, with a warning).
+pub(crate) fn add_manifest_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
     let before = c.object_count();
     let values = match manifest_values(path, bytes) {
         Ok(v) => v,

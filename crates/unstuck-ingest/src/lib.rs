@@ -183,8 +183,7 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
                     true => head,
                     false => read_capped(p, max)?,
                 };
-                let saved = Saved { at: file_time(p), from: "the file's modification time" };
-                return read_text(c, &p.display().to_string(), &bytes, (described, tabled), saved);
+                return read_text(c, &p.display().to_string(), &bytes, (described, tabled), Saved::file(p));
             }
         }
     } else {
@@ -196,14 +195,30 @@ fn read_path(p: &Path, c: &mut Collector) -> Result<(), IngestError> {
     Ok(())
 }
 
-/// When a text input was saved, for dating it without `--now`: its file's modification time, or the moment
-/// standard input was read.
-struct Saved {
+/// When a text input was saved, for dating it without `--now`: its file's modification time, the moment
+/// standard input was read, or unknown (bytes from memory).
+pub(crate) struct Saved {
     at: Option<Time>,
     from: &'static str,
 }
 
-/// The time a text's ages are counted back from, and where it came from.
+impl Saved {
+    /// Bytes with no time of their own.
+    pub(crate) fn unknown() -> Saved {
+        Saved { at: None, from: "the clock" }
+    }
+
+    /// A file, by its modification time.
+    fn file(p: &Path) -> Saved {
+        match file_time(p) {
+            Some(t) => Saved { at: Some(t), from: "the file's modification time" },
+            None => Saved::unknown(),
+        }
+    }
+}
+
+/// The time a text's ages are counted back from, and where it came from. With no time of its own, a text's
+/// ages count back from now, which is then the capture time.
 fn anchor(c: &mut Collector, saved: &Saved) -> (Time, &'static str) {
     match (c.opts.now, saved.at) {
         (Some(t), _) => (t, "--now"),
@@ -211,13 +226,16 @@ fn anchor(c: &mut Collector, saved: &Saved) -> (Time, &'static str) {
             c.saved_at = c.saved_at.max(Some(t));
             (t, saved.from)
         }
-        (None, None) => (Time::now(), "the clock"),
+        (None, None) => {
+            c.clock = true;
+            (Time::now(), saved.from)
+        }
     }
 }
 
 /// A text input (not an archive, not a node log) read whole: a terminal session, describe text, `get` tables
 /// (`sniffed`: whether its head reads as describe text, as tables), else a manifest.
-fn read_text(
+pub(crate) fn read_text(
     c: &mut Collector,
     name: &str,
     bytes: &[u8],
@@ -243,7 +261,7 @@ fn read_text(
     if let Some(t) = saved.at {
         c.file_saved_at = c.file_saved_at.max(Some(t));
     }
-    api::add_loose_bytes(c, name, bytes)
+    api::add_manifest_bytes(c, name, bytes)
 }
 
 /// What standard input is called in messages.
@@ -254,13 +272,12 @@ pub const STDIN: &str = "<stdin>";
 /// dated as read now (`--now` overrides), as output piped from a live command is.
 fn read_stdin(c: &mut Collector) -> Result<(), IngestError> {
     let bytes = stdin_bytes(c.limits().max_api_file_bytes)?;
-    let invalid = |msg: String| IngestError::Invalid { path: STDIN.into(), msg };
     let before = c.tally.routed.values().sum::<usize>();
     if archive::packing_of(bytes).is_some() {
         c.set_source("archive", Path::new(STDIN));
         archive::read_archive_bytes(STDIN, bytes, c)?;
         if c.tally.routed.values().sum::<usize>() == before {
-            return Err(invalid(layout::unrecognised()));
+            return Err(stdin_invalid(layout::unrecognised()));
         }
         return Ok(());
     }
@@ -292,15 +309,18 @@ fn stdin_bytes(max: u64) -> Result<&'static [u8], IngestError> {
             Err(e) => Err((e.kind(), e.to_string())),
         }
     });
-    let invalid = |msg: String| IngestError::Invalid { path: STDIN.into(), msg };
     match read {
         Err((kind, msg)) => Err(IngestError::Io { path: STDIN.into(), cause: std::io::Error::new(*kind, msg.clone()) }),
         Ok(b) if b.len() as u64 > max => {
-            Err(invalid(format!("over {max} bytes; save it to a file and name the file instead")))
+            Err(stdin_invalid(format!("over {max} bytes; save it to a file and name the file instead")))
         }
-        Ok(b) if b.iter().all(u8::is_ascii_whitespace) => Err(invalid("nothing was piped in (empty)".into())),
+        Ok(b) if b.iter().all(u8::is_ascii_whitespace) => Err(stdin_invalid("nothing was piped in (empty)".into())),
         Ok(b) => Ok(b),
     }
+}
+
+fn stdin_invalid(msg: String) -> IngestError {
+    IngestError::Invalid { path: STDIN.into(), msg }
 }
 
 /// Node log lines piped to standard input (`journalctl -u kubelet | unstuck scan-logs -`), scanned as one

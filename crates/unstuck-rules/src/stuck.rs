@@ -241,19 +241,21 @@ pub fn classify(pod: &Pod, now: Time, stuck_after: SignedDuration) -> Option<Stu
         }
         return None;
     }
-    if let Some(r) = spec_error(pod) {
+    if let Some(r) = reasons.iter().any(|r| SPEC_ERRORS.contains(r)).then(|| spec_error(pod)).flatten() {
         let since = pod.condition("PodScheduled").and_then(|c| c.last_transition_time).or(created);
         return mk(StuckState::Waiting(r.to_string()), since);
     }
     // A pod with no node is one no scheduler placed, unless the kubelet has reported its containers: a
     // `kubectl get pods` table without `-o wide` shows no node for placed pods (ContainerCreating, Init:0/1,
     // Unknown…), which are judged as placed ones.
-    let reported = pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses).any(|c| {
-        c.state.running.is_some()
-            || c.state.terminated.is_some()
-            || c.state.waiting.as_ref().is_some_and(|w| !w.reason.is_empty())
-    });
-    if pod.spec.node_name.is_empty() && !reported {
+    let reported = || {
+        pod.status.init_container_statuses.iter().chain(&pod.status.container_statuses).any(|c| {
+            c.state.running.is_some()
+                || c.state.terminated.is_some()
+                || c.state.waiting.as_ref().is_some_and(|w| !w.reason.is_empty())
+        })
+    };
+    if pod.spec.node_name.is_empty() && !reported() {
         let unsched = pod.condition("PodScheduled").is_some_and(|c| c.status == "False");
         if phase == "Pending" && unsched {
             let since = created;

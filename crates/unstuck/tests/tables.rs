@@ -8,6 +8,12 @@ use std::path::PathBuf;
 
 use common::{report, run, t, triples};
 
+/// The report on `text` saved as a ticket at `at`.
+fn ticket(text: impl AsRef<[u8]>, at: &str) -> unstuck_report::Report {
+    let (_d, p) = common::saved_text(text, "ticket.txt", at);
+    report(&p)
+}
+
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tables").join(name)
 }
@@ -344,8 +350,7 @@ fn a_pod_a_scheduling_gate_holds_is_never_scheduled_from_its_get_row() {
                  internal-app-5484969b58-sqx4v   2/2     Running           0          12d\n\
                  internal-app-54f6985b77-r4ncv   0/2     SchedulingGated   0          40m\n\
                  public-app-58b887b55d-8thbf     2/2     Running           0          40m\n";
-    let (_d, p) = common::saved_text(table, "ticket.txt", "2024-03-19T12:00:00Z");
-    let r = report(&p);
+    let r = ticket(table, "2024-03-19T12:00:00Z");
     assert_eq!(triples(&r), [t("never-scheduled", "Pod", "default/internal-app-54f6985b77-r4ncv")]);
     let f = &r.findings[0];
     assert!(f.summary.starts_with("held by scheduling gates (not shown in the input)"), "{}", f.summary);
@@ -362,8 +367,7 @@ fn pod_rows_grepped_without_their_header_are_read_by_their_shape() {
         prebuild-1996722a-f3f9-4a64-a2dc-04f237f3f3ae   0/1     Terminating         0               8m22s   10.20.253.235   headless-ws-us43-pool-ll7f    <none>           <none>\n\
         prebuild-48ee6d5d-7880-4864-ac52-5b5a3f0c9e11   1/1     Running             0               19h     10.20.25.117    headless-ws-us43-pool-tvlr    <none>           <none>\n\
         ...\n";
-    let (_d, p) = common::saved_text(text, "ticket.txt", "2022-05-04T10:00:00Z");
-    let r = report(&p);
+    let r = ticket(text, "2022-05-04T10:00:00Z");
     // Both Terminating pods past the threshold, each on its node; the Running one is not reported.
     assert_eq!(
         triples(&r),
@@ -379,13 +383,11 @@ fn pod_rows_grepped_without_their_header_are_read_by_their_shape() {
     // Old kubectl's `-A -o wide` (kubernetes#17488): NAMESPACE first, NODE right after AGE, empty while Pending.
     let text = "default            mailhog-ycokx       0/1       Pending   0          1h        \n\
         kube-system        nrsysmond-0gf77     1/1       Running   0          23m       ip-10-0-12-147.eu-west-1.compute.internal\n";
-    let (_d, p) = common::saved_text(text, "ticket.txt", "2015-11-19T10:00:00Z");
-    let r = report(&p);
+    let r = ticket(text, "2015-11-19T10:00:00Z");
     assert_eq!(triples(&r), [t("stuck-unknown", "Pod", "default/mailhog-ycokx")]);
     // Text pasted right under such rows ends them (their header was only inferred): skipped, with a warning.
     let text = "web-0   0/1     Terminating   0          3h\nName:         web-0\nNamespace:    default\n";
-    let (_d, p) = common::saved_text(text, "ticket.txt", "2022-05-04T10:00:00Z");
-    let r = report(&p);
+    let r = ticket(text, "2022-05-04T10:00:00Z");
     assert_eq!(triples(&r), [t("stuck-unknown", "Pod", "default/web-0")]);
     assert!(r.warnings.iter().any(|w| w.contains("skipped (lines 2–3)")), "{:?}", r.warnings);
     // Prose is not a row: still refused, naming the line.
@@ -411,8 +413,7 @@ fn terminating_pods_on_one_node_the_input_lacks_point_at_the_node() {
             .filter(|t| t.starts_with("nearest miss: node-lost"))
             .collect()
     };
-    let (_d, p) = common::saved_text(rows, "ticket.txt", "2022-11-02T10:00:00Z");
-    let r = report(&p);
+    let r = ticket(rows, "2022-11-02T10:00:00Z");
     assert_eq!(
         triples(&r),
         [
@@ -436,8 +437,7 @@ fn terminating_pods_on_one_node_the_input_lacks_point_at_the_node() {
     // With the node in the input its Ready is read instead: no lead, no step asking for it.
     let with_node =
         format!("{rows}\nNAME       STATUS   ROLES    AGE   VERSION\nncn-w001   Ready    <none>   90d   v1.21.12\n");
-    let (_d, p) = common::saved_text(&with_node, "ticket.txt", "2022-11-02T10:00:00Z");
-    let r = report(&p);
+    let r = ticket(&with_node, "2022-11-02T10:00:00Z");
     assert!(lead(&r).is_empty());
     assert!(r
         .findings
@@ -453,15 +453,13 @@ fn terminating_pods_on_one_node_the_input_lacks_point_at_the_node() {
 #[test]
 fn a_terminal_session_with_a_manifest_and_tables_reads_each_part() {
     let yaml = "$ kubectl get pod web-0 -n shop -o yaml\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-0\n  namespace: shop\n  uid: 6f1c2d3e-1111-2222-3333-444455556666\n  creationTimestamp: \"2024-06-01T10:00:00Z\"\n  deletionTimestamp: \"2024-06-02T10:00:00Z\"\nspec:\n  nodeName: node-07\n  containers:\n  - name: web\n    image: nginx\nstatus:\n  phase: Running\n$ kubectl get nodes\nNAME      STATUS     ROLES    AGE   VERSION\nnode-07   NotReady   <none>   90d   v1.29.1\nnode-08   Ready      <none>   90d   v1.29.1\n";
-    let (_d, p) = common::saved_text(yaml, "ticket.txt", "2024-06-03T10:00:00Z");
-    let r = report(&p);
+    let r = ticket(yaml, "2024-06-03T10:00:00Z");
     assert_eq!(triples(&r), [t("node-lost", "Node", "node-07"), t("node-lost", "Pod", "shop/web-0")]);
     // The pod is the manifest's (its own UID), not a table's.
     let pod = r.findings.iter().find(|f| f.subject.kind == "Pod").unwrap();
     assert_eq!(pod.subject.uid, "6f1c2d3e-1111-2222-3333-444455556666");
     let json = "{\n  \"kind\": \"Pod\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {\n    \"name\": \"nginx-test-1771026684-wj1sm\",\n    \"namespace\": \"default\",\n    \"creationTimestamp\": \"2017-07-14T03:49:44Z\",\n    \"deletionTimestamp\": \"2017-07-14T03:53:01Z\",\n    \"ownerReferences\": [\n      {\n        \"apiVersion\": \"extensions/v1beta1\",\n        \"kin\n\n[root@docker3006 ~]# kubectl get nodes\nNAME                           STATUS     AGE       VERSION\ndocker3005.se.zzzc.qihoo.net   NotReady   18h       v1.7.0\n";
-    let (_d, p) = common::saved_text(json, "ticket.txt", "2017-07-14T23:59:59Z");
-    let r = report(&p);
+    let r = ticket(json, "2017-07-14T23:59:59Z");
     assert_eq!(
         triples(&r),
         [
@@ -498,8 +496,7 @@ fn an_unknown_pod_in_a_table_without_nodes_is_reported_with_node_lost_as_the_nea
         NAME                   READY   STATUS    RESTARTS   AGE\n\
         api-6d9b46bf-9gj44     4/4     Running   1          20m\n\
         api-6d9b46bf-k89hz     4/4     Unknown   0          149m\n";
-    let (_d, p) = common::saved_text(text, "ticket.txt", "2024-06-03T10:00:00Z");
-    let r = report(&p);
+    let r = ticket(text, "2024-06-03T10:00:00Z");
     assert_eq!(triples(&r), [t("stuck-unknown", "Pod", "default/api-6d9b46bf-k89hz")]);
     let f = &r.findings[0];
     assert_eq!(f.state, "Unknown");
@@ -524,8 +521,7 @@ fn placed_pods_in_a_table_without_nodes_are_explained_by_the_events_beside_them(
         $ kubectl get events -n shop\n\
         LAST SEEN   TYPE      REASON        OBJECT                     MESSAGE\n\
         2m          Warning   FailedMount   pod/web-6d4cf56db6-7xk2p   MountVolume.SetUp failed for volume \"data\" : mount failed: exit status 32\n";
-    let (_d, p) = common::saved_text(text, "ticket.txt", "2024-06-03T10:00:00Z");
-    let r = report(&p);
+    let r = ticket(text, "2024-06-03T10:00:00Z");
     assert_eq!(
         triples(&r),
         [
@@ -551,8 +547,7 @@ fn young_findings_say_why_they_are_reported_at_any_age() {
         NAME     READY   STATUS             RESTARTS   AGE   IP          NODE     NOMINATED NODE   READINESS GATES\n\
         api-0    1/1     Unknown            0          2m    10.0.0.7    node-3   <none>           <none>\n\
         web-0    0/1     CrashLoopBackOff   3          2m    10.0.0.8    node-4   <none>           <none>\n";
-    let (_d, p) = common::saved_text(text, "ticket.txt", "2024-06-03T10:00:00Z");
-    let r = report(&p);
+    let r = ticket(text, "2024-06-03T10:00:00Z");
     let note = |name: &str| {
         let f = r.findings.iter().find(|f| f.subject.name == name).unwrap_or_else(|| panic!("{name}: {r:#?}"));
         f.evidence.iter().map(|e| e.text.clone()).find(|e| e.contains("reported at any age")).unwrap_or_default()

@@ -74,9 +74,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                     "Read what the running init container waits for",
                     format!("kubectl logs -n {ns} {name} --all-containers --prefix --tail=50"),
                 ),
-                StepDraft::config(
-                    "Bring up what it waits for, or fix what it is given (service name, cluster domain, Vault role, a NetworkPolicy or mesh rule blocking it); a wait loop then ends by itself",
-                ),
+                fix_what_it_waits_for(),
             ],
         });
     }
@@ -105,9 +103,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
                 format!("Read what init container {c:?} waits for"),
                 format!("kubectl logs -n {ns} {name} -c {} --tail=50", sh(c)),
             ),
-            StepDraft::config(
-                "Bring up what it waits for, or fix what it is given (service name, cluster domain, Vault role, a NetworkPolicy or mesh rule blocking it); a wait loop then ends by itself",
-            ),
+            fix_what_it_waits_for(),
             StepDraft::cluster(
                 "If its output stopped (a hang, not a loop): delete the pod so that its controller starts it again",
                 delete_pod(&pod.metadata.namespace, &pod.metadata.name),
@@ -115,4 +111,11 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             .op(Op::delete(pod)),
         ],
     })
+}
+
+/// The step that ends the wait: what the init container waits for, brought up or named right.
+fn fix_what_it_waits_for() -> StepDraft {
+    StepDraft::config(
+        "Bring up what it waits for, or fix what it is given (service name, cluster domain, Vault role, a NetworkPolicy or mesh rule blocking it); a wait loop then ends by itself",
+    )
 }

@@ -190,7 +190,8 @@ fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>, node_missing: bool) -> Vec<String
     }
     // Phase Unknown is what the node controller writes when a pod's node stopped reporting; the input does
     // not show that node (a table without `-o wide`, or without `get nodes`).
-    if sp.state == crate::StuckState::Waiting("Unknown".into()) && (node.is_empty() || node_missing) {
+    let unknown = matches!(&sp.state, crate::StuckState::Waiting(r) if r == "Unknown");
+    if unknown && (node.is_empty() || node_missing) {
         let shown = match node.is_empty() {
             true => "the input shows no node for it".to_string(),
             false => format!("the input does not hold node {node}"),
