@@ -19,7 +19,7 @@ use serde_json::Value;
 /// rounds' own evaluations before tuning are in corpus/pastes/README.md.
 const HELDOUT_FLOOR: usize = 54;
 /// Tuning cases passed (recall and look-alikes): 4 of 31 before any tuning.
-const TUNING_FLOOR: usize = 66;
+const TUNING_FLOOR: usize = 67;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -487,22 +487,66 @@ fn a_terminal_session_with_a_manifest_and_tables_reads_each_part() {
     assert_eq!(code, 2, "{err}");
 }
 
-/// kubectl prints `Unknown` for a pod the node controller marked when its node stopped reporting. A table
-/// without `-o wide` shows no node: the pod is still reported, with node-lost as the nearest miss, and the
-/// first step asks for its node. Running pods beside it are not.
+/// kubectl prints `Unknown` for a pod being deleted that the node controller marked `NodeLost` (its node
+/// stopped reporting), and for phase `Unknown`. With no Node object in the input that mark is the evidence:
+/// node-lost, saying the node's state was not checked. Without `-o wide` the first step asks for the pod's
+/// node; with it, the node is named and the out-of-service taint is offered once it is confirmed down.
+/// Running pods beside it, and a Terminating pod (no mark), are not node-lost.
 #[test]
-fn an_unknown_pod_in_a_table_without_nodes_is_reported_with_node_lost_as_the_nearest_miss() {
+fn an_unknown_pod_whose_node_the_input_does_not_hold_is_node_lost() {
     let text = "$ kubectl get pods\n\
-        NAME                   READY   STATUS    RESTARTS   AGE\n\
-        api-6d9b46bf-9gj44     4/4     Running   1          20m\n\
-        api-6d9b46bf-k89hz     4/4     Unknown   0          149m\n";
+        NAME                   READY   STATUS        RESTARTS   AGE\n\
+        api-6d9b46bf-9gj44     4/4     Running       1          20m\n\
+        api-6d9b46bf-k89hz     4/4     Unknown       0          149m\n\
+        web-7c5d4f8b9-x2x2x    1/1     Terminating   0          149m\n";
     let r = ticket(text, "2024-06-03T10:00:00Z");
-    assert_eq!(triples(&r), [t("stuck-unknown", "Pod", "default/api-6d9b46bf-k89hz")]);
+    assert_eq!(
+        triples(&r),
+        [t("node-lost", "Pod", "default/api-6d9b46bf-k89hz"), t("stuck-unknown", "Pod", "default/web-7c5d4f8b9-x2x2x")]
+    );
     let f = &r.findings[0];
     assert_eq!(f.state, "Unknown");
     let ev: Vec<&str> = f.evidence.iter().map(|e| e.text.as_str()).collect();
-    assert!(ev.iter().any(|e| e.contains("nearest miss: node-lost: the pod is Unknown")), "{ev:#?}");
+    assert!(
+        ev.iter().any(|e| e.contains("marked NodeLost") && e.contains("the input shows no node for it")),
+        "{ev:#?}"
+    );
     assert!(f.remediation[0].command.as_deref().is_some_and(|c| c.contains("-o wide")), "{:#?}", f.remediation);
+    assert!(
+        f.remediation.iter().all(|s| !s.command.as_deref().unwrap_or("").contains("taint")),
+        "{:#?}",
+        f.remediation
+    );
+
+    // With -o wide: the node is named, and the out-of-service taint waits for it to be confirmed down.
+    let wide = "$ kubectl get pods -o wide\n\
+        NAME                 READY   STATUS    RESTARTS   AGE    IP          NODE     NOMINATED NODE   READINESS GATES\n\
+        api-6d9b46bf-k89hz   4/4     Unknown   0          149m   10.0.0.7    node-3   <none>           <none>\n";
+    let r = ticket(wide, "2024-06-03T10:00:00Z");
+    assert_eq!(triples(&r), [t("node-lost", "Pod", "default/api-6d9b46bf-k89hz")]);
+    let f = &r.findings[0];
+    assert!(f.summary.contains("node node-3 stopped reporting"), "{}", f.summary);
+    let taint = f.remediation.iter().find(|s| s.command.as_deref().is_some_and(|c| c.contains("out-of-service")));
+    assert!(
+        taint.is_some_and(|s| s.requires.iter().any(|r| r.contains("node-3 is confirmed down"))),
+        "{:#?}",
+        f.remediation
+    );
+}
+
+/// When the input holds the pod's node and it reports Ready, an `Unknown` row is not taken for a lost node
+/// on the row's word alone.
+#[test]
+fn an_unknown_pod_on_a_node_shown_ready_is_not_node_lost_by_its_mark_alone() {
+    let text = "$ kubectl get pods -o wide\n\
+        NAME                 READY   STATUS    RESTARTS   AGE    IP          NODE     NOMINATED NODE   READINESS GATES\n\
+        api-6d9b46bf-k89hz   4/4     Unknown   0          149m   10.0.0.7    node-3   <none>           <none>\n\
+        \n\
+        $ kubectl get nodes\n\
+        NAME     STATUS   ROLES    AGE   VERSION\n\
+        node-3   Ready    <none>   9d    v1.29.4\n";
+    let r = ticket(text, "2024-06-03T10:00:00Z");
+    assert!(r.findings.iter().all(|f| f.rule != "node-lost"), "{:#?}", triples(&r));
 }
 
 /// A `get pods` table without `-o wide` shows no node, but a pod in ContainerCreating or `Init:0/1` was

@@ -14,9 +14,14 @@ declare_rule! {
     /// `NodeNotReady` events (on the Node, or on the pod: `Node is not ready`) since the node's last Ready
     /// change, the node controller's `disruption mode`, a kubelet that cannot renew its Lease, or the pod's `DisruptionTarget`
     /// condition set by the taint manager (`Taint manager: deleting due to NoExecute taint`), or its
-    /// `status.reason: NodeLost` set by the node controller. From a node's logs alone (no Node object in the
-    /// input), the node is reported when its kubelet's failures to report span longer than the node
-    /// controller's grace period (40 s): one line, or a burst of retries within seconds, is a blip.
+    /// `status.reason: NodeLost` set by the node controller. When the input holds no Node object for the
+    /// pod's node (a `get pods` table or a pod's YAML alone), a pod `Unknown` is reported on its own mark:
+    /// kubectl prints `Unknown` for a pod being deleted whose `status.reason` is `NodeLost` (the node
+    /// controller's, when the node stops reporting) and for phase `Unknown`; the finding says the node's
+    /// state was not checked. A pod `Unknown` on a node the input shows reporting is not. From a node's logs
+    /// alone (no Node object in the input), the node is reported when its kubelet's failures to report span
+    /// longer than the node controller's grace period (40 s): one line, or a burst of retries within
+    /// seconds, is a blip.
     ///
     /// ## Why it matters
     /// Only the kubelet completes a graceful deletion. When a node is powered off or cut off, the
@@ -25,7 +30,7 @@ declare_rule! {
     /// StatefulSets count those pods as still running and stop rolling out (seed 002).
     ///
     /// ## Evidence
-    /// The node's `Ready` condition and its reason/message, its taints, the `kube-node-lease` Lease
+    /// The node's `Ready` condition and its reason/message (or, without the node, the pod's `Unknown`), its taints, the `kube-node-lease` Lease
     /// `renewTime`, and the pod's `deletionTimestamp`; with them, what the kubelet logged about failing to
     /// reach the API server since its last heartbeat (then it was running: the node is cut off rather than
     /// down, and the first step is its path to the API server; older lines were blips it recovered from),
@@ -47,6 +52,7 @@ declare_rule! {
     /// ## References
     /// - https://kubernetes.io/docs/concepts/cluster-administration/node-shutdown/#non-graceful-node-shutdown
     /// - https://kubernetes.io/docs/tasks/run-application/force-delete-stateful-set-pod/
+    /// - kubectl's STATUS column (`printPod`: `Unknown` for a deleted pod with reason `NodeLost`): https://github.com/kubernetes/kubernetes/blob/master/pkg/printers/internalversion/printers.go
     /// - Seeds 001 (kubelet stopped / node lost contact) and 002 (powered-off node, Recreate rollout blocked).
     pub static RULE = {
         id: "node-lost",
@@ -78,7 +84,15 @@ fn evicted_for_node(pod: &unstuck_model::Pod) -> Option<Evidence> {
 
 fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let node = sp.pod.spec.node_name.as_str();
-    let h = cx.node_health(node)?;
+    let h = cx.node_health(node);
+    // The input holds no Node object for the pod's node (a pod table or a pod's YAML alone): the pod's own
+    // mark is the node controller's verdict on it.
+    if h.is_none_or(|h| !h.is_lost() && h.node.is_none()) {
+        if let Some(cause) = marked_unknown(cx, sp) {
+            return Some(cause);
+        }
+    }
+    let h = h?;
     if !h.is_lost() {
         return hinted(cx, sp, h);
     }
@@ -103,6 +117,78 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             format!("node {node} stopped reporting; no kubelet will finish this pod")
         },
         evidence: lost_evidence(h),
+        remediation: steps,
+    })
+}
+
+/// A pod `Unknown` whose node the input does not show: kubectl prints `Unknown` for a pod being deleted
+/// whose `status.reason` is `NodeLost` (the node controller's mark when the node stops reporting), and for
+/// phase `Unknown` (the pod's node could not be reached). The pod's own record names the cause; the
+/// node's state, which would confirm it, is not in the input.
+fn marked_unknown(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
+    let pod = sp.pod;
+    let phase_unknown = pod.status.phase == "Unknown";
+    let node_lost = pod.status.reason == "NodeLost";
+    if !(phase_unknown || node_lost && sp.state.is_terminating()) {
+        return None;
+    }
+    let node = pod.spec.node_name.as_str();
+    let shown = match (pod.metadata.from_table(), node_lost) {
+        (true, false) => "kubectl shows the pod Unknown".to_string(),
+        (_, true) => format!(
+            "pod status NodeLost{}",
+            Some(pod.status.message.as_str()).filter(|m| !m.is_empty()).map(|m| format!(": {m}")).unwrap_or_default()
+        ),
+        (false, false) => "pod phase Unknown".to_string(),
+    };
+    let which = match node {
+        "" => "the input shows no node for it".to_string(),
+        n => format!("the input holds no Node object for {n}, so its Ready condition is not checked"),
+    };
+    let evidence = vec![Evidence::api(format!(
+        "{shown}: kubectl prints Unknown for a pod being deleted that the node controller marked NodeLost (its node \
+         stopped reporting), or whose phase is Unknown (its node could not be reached); {which}"
+    ))];
+    let mut steps = Vec::new();
+    let (ns, name) = (sh(&pod.metadata.namespace), sh(&pod.metadata.name));
+    match node {
+        "" => steps.push(StepDraft::cluster(
+            "Find the pod's node and whether it reports (Ready=Unknown: it stopped)",
+            format!("kubectl get pod -n {ns} {name} -o wide; kubectl get nodes"),
+        )),
+        n => steps.push(StepDraft::cluster(
+            format!(
+                "Check node {n}: Ready=Unknown means it stopped reporting. Confirm it is really down (console / cloud \
+                 API); a partitioned node may still be running its pods"
+            ),
+            format!("kubectl get node {} -o wide", sh(n)),
+        )),
+    }
+    if !node.is_empty() {
+        steps.push(out_of_service(
+            cx,
+            node,
+            "If it is powered off: mark it out of service so PodGC force-deletes its pods and volumes detach (or delete the Node)",
+            "only for nodes that are really shut down; remove the taint once the node is back",
+        ));
+    }
+    let confirm = match node {
+        "" => "the pod's node is confirmed down (console / cloud API), not just cut off".to_string(),
+        n => confirmed_down(n),
+    };
+    finish_deletion(pod, &mut steps, Some("the containers may keep running on the unreachable node"), Some(confirm));
+    Some(Cause {
+        severity: None,
+        summary: match node {
+            "" => {
+                "the node controller marked the pod Unknown: its node stopped reporting, and nothing finishes the pod"
+                    .into()
+            }
+            n => format!(
+                "the node controller marked the pod Unknown: node {n} stopped reporting, and nothing finishes the pod"
+            ),
+        },
+        evidence,
         remediation: steps,
     })
 }

@@ -20,8 +20,7 @@ declare_rule! {
     /// a rule that name no pod, a network volume with no sign of its server, a postStart hook, warning
     /// events no rule reads, every pod shown on a node the input does not hold Terminating while pods on
     /// other nodes are not — what a lost node looks like in a `get pods` table alone, with a first step
-    /// asking for that node, and a pod `Unknown` whose node the input does not show — the node controller's
-    /// mark on pods of a node that stopped reporting); any problem the pod's node
+    /// asking for that node); any problem the pod's node
     /// reports through the API that no rule reads (a node-problem-detector condition such as
     /// `ReadonlyFilesystem=True`, a warning event about the Node) — a lead for the next step. On a bundle,
     /// or live with node logs (`--node-logs`, or those fetched through the kubelet's log API), `diagnose`
@@ -187,18 +186,6 @@ fn near_misses(cx: &Cx<'_>, sp: &StuckPod<'_>, node_missing: bool) -> Vec<String
                 "node-lost: all {deleted} pods shown on node {node} are Terminating while {elsewhere} on other nodes are not, and the input does not hold node {node} (is it NotReady?)"
             ));
         }
-    }
-    // Phase Unknown is what the node controller writes when a pod's node stopped reporting; the input does
-    // not show that node (a table without `-o wide`, or without `get nodes`).
-    let unknown = matches!(&sp.state, crate::StuckState::Waiting(r) if r == "Unknown");
-    if unknown && (node.is_empty() || node_missing) {
-        let shown = match node.is_empty() {
-            true => "the input shows no node for it".to_string(),
-            false => format!("the input does not hold node {node}"),
-        };
-        out.push(format!(
-            "node-lost: the pod is Unknown, which the node controller writes when a pod's node stops reporting, but {shown} (is it NotReady?)"
-        ));
     }
     let netvols = super::volume_unmount_hang::network_volumes(sp);
     if !netvols.is_empty() && sp.state.is_terminating() {
