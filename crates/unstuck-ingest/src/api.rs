@@ -403,6 +403,13 @@ pub(crate) fn add_loose_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Re
 /// Objects from a manifest's bytes (JSON, concatenated JSON, or multi-document YAML; a YAML paste cut or
 /// elided by hand read up to where it stops, with a warning).
 pub(crate) fn add_manifest_bytes(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
+    add_manifest(c, path, bytes).map_err(|e| match is_json(bytes) || manifest_like(bytes) {
+        true => e,
+        false => unrecognised_text(e),
+    })
+}
+
+fn add_manifest(c: &mut Collector, path: &str, bytes: &[u8]) -> Result<(), IngestError> {
     let before = c.object_count();
     let values = match manifest_values(path, bytes) {
         Ok(v) => v,
@@ -431,6 +438,31 @@ pub(crate) fn add_manifest_bytes(c: &mut Collector, path: &str, bytes: &[u8]) ->
         return Err(IngestError::Empty { path: path.into() });
     }
     Ok(())
+}
+
+/// Whether a text has a line a YAML manifest has (`apiVersion:` or `kind:`).
+fn manifest_like(bytes: &[u8]) -> bool {
+    bytes.split(|&b| b == b'\n').any(|l| {
+        let l = l.trim_ascii_start();
+        l.starts_with(b"apiVersion:") || l.starts_with(b"kind:")
+    })
+}
+
+/// A text no reader recognised and that does not look like a manifest: the manifest reader's complaint
+/// alone would mislead (prose read as YAML fails on its first colon), so the error says what was looked
+/// for; a parser's position is kept.
+fn unrecognised_text(e: IngestError) -> IngestError {
+    const WHAT: &str = "not a text unstuck reads: no `kubectl get` table header, `kubectl describe` output, terminal \
+         session (a prompt and a kubectl command), manifest (an apiVersion or kind line) or node log line was found";
+    match e {
+        IngestError::Parse { path, line, column, msg } => {
+            IngestError::Parse { path, line, column, msg: format!("{WHAT} (read as YAML, the last try: {msg})") }
+        }
+        IngestError::Invalid { path, .. } | IngestError::Empty { path } => {
+            IngestError::Invalid { path, msg: WHAT.into() }
+        }
+        e => e,
+    }
 }
 
 fn is_json(bytes: &[u8]) -> bool {

@@ -285,3 +285,28 @@ fn binary_or_foreign_node_logs_are_named_in_a_warning() {
     assert!(r["input"]["logFiles"].as_u64().unwrap() >= 6, "{}", r["input"]);
     assert!(!warnings.iter().any(|w| !w.contains("worker-9")), "{warnings:?}");
 }
+
+/// A text no reader recognises (a ticket's prose) is refused with what was looked for and the file's
+/// name, not with the YAML parser's complaint alone; a manifest with broken YAML still gets the parser's
+/// message and position.
+#[test]
+fn unrecognised_text_says_what_was_looked_for() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("colon.txt", "Hello, my pod is stuck.\nPlease help: it says Terminating.\n"),
+        ("scalar.txt", "my pod is stuck\nsince this morning\n"),
+        ("mapping.txt", "Note: the pod is stuck\n"),
+    ] {
+        let p = d.path().join(name);
+        fs::write(&p, text).unwrap();
+        let (code, _, err) = run(&["diagnose", p.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(name) && err.contains("not a text unstuck reads"), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let p = d.path().join("pod.yaml");
+    fs::write(&p, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n   namespace: b: c\n").unwrap();
+    let (code, _, err) = run(&["diagnose", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pod.yaml:") && !err.contains("not a text unstuck reads"), "{err}");
+}
