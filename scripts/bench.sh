@@ -3,6 +3,7 @@
 #   scripts/bench.sh [NODES] [PODS_PER_NODE] [LOG_KB_PER_NODE]     (default 5000 30 500: 150,000 pods, ~2.5 GB logs)
 #   LOG_PROFILE=production|classic (default production: a production kubelet's mix, nearly every line names a pod)
 #   LAYOUTS=1: also lay the bundle out as a support bundle and a must-gather (scripts/bench-layouts.py) and time them
+#   PGO=0: measure the plain release build instead of the one built with scripts/pgo.sh's profile
 #   SERVE=1: also time `serve`'s evaluation at 50 watch changes a second, incremental and full (benches/serve_incremental.rs)
 # Installs ripgrep and hyperfine from Debian if missing. Writes the raw figures to bench-data/results-*.txt.
 set -euo pipefail
@@ -20,6 +21,18 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 cargo build --release -q -p unstuck -p unstuck-gen
 U=target/release/unstuck
+BUILD="plain release build"
+# The binary a release ships (scripts/release.sh): built with the profile scripts/pgo.sh makes on its own
+# training set (not this benchmark's bundle). PGO=0 measures the plain release build instead.
+if [ "${PGO:-1}" = 1 ]; then
+  if prof=$(scripts/pgo.sh | tail -n 1); then
+    RUSTFLAGS="-Cprofile-use=$PWD/$prof" cargo build --release --locked -q -p unstuck --target-dir target/pgo-use
+    U=target/pgo-use/release/unstuck
+    BUILD="release build with PGO (scripts/pgo.sh)"
+  else
+    echo "bench: the PGO profile could not be made (above): measuring the plain release build"
+  fi
+fi
 if [ ! -f "$DATA/unstuck-bundle.json" ]; then
   echo "bench: generating $DATA"
   rm -rf "$DATA"
@@ -31,7 +44,7 @@ out=bench-data/results-n${NODES}-${PROFILE}.txt
 {
   echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -sr)"
   echo "bundle: $DATA: $(du -sh "$DATA" | cut -f1) total, $(du -sh "$DATA/_nodes" | cut -f1) node logs, $(find "$DATA" -type f | wc -l) files"
-  echo "versions: $($U --version), $(rg --version | head -1), $(jq --version), $(hyperfine --version)"
+  echo "versions: $($U --version) ($BUILD), $(rg --version | head -1), $(jq --version), $(hyperfine --version)"
 } | tee "$out"
 # Warm the page cache once so every command reads from memory alike.
 find "$DATA" -type f -exec cat {} + > /dev/null

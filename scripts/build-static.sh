@@ -40,6 +40,16 @@ else
   triple=$gnu
   export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static"
 fi
+# UNSTUCK_PGO=1 (scripts/release.sh sets it): built with the profile scripts/pgo.sh makes (on the host
+# triple; the same source's functions match it on musl). When it cannot be made, a plain build, said so.
+if [ "${UNSTUCK_PGO:-0}" = 1 ] && [ "${1:-}" != --check-only ]; then
+  if prof=$(scripts/pgo.sh | tail -n 1); then
+    export RUSTFLAGS="$RUSTFLAGS -Cprofile-use=$PWD/$prof"
+    echo "build-static: with PGO ($prof)" >&2
+  else
+    echo "build-static: WITHOUT PGO: the profile could not be made (above)" >&2
+  fi
+fi
 out="target/$triple/release"
 if [ "${1:-}" != --check-only ]; then
   echo "build-static: cargo build --release --target $triple" >&2

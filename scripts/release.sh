@@ -2,9 +2,11 @@
 # Pack a release: unstuck, kubectl-unstuck (the same program under kubectl's plugin name) and LICENSE
 # in unstuck-v<VERSION>-<os>-<arch>.tar.gz, its sha256 in SHA256SUMS, and the krew manifest
 # deploy/krew/unstuck.yaml with its placeholders filled.
-#   scripts/release.sh [--base-url URL] [--out DIR] [--no-build]
+#   scripts/release.sh [--base-url URL] [--out DIR] [--no-build] [--no-pgo]
 # --base-url: where the archives will be downloadable (default: a placeholder URL on example.invalid,
 #   fine for checking, to be given for a real release). --out: default target/release-dist.
+# --no-pgo: build without profile-guided optimisation (by default the binary is built with the profile
+#   scripts/pgo.sh makes, as BENCHMARKS.md measures it).
 # Builds linux-amd64 here (scripts/build-static.sh). Archives for other platforms built elsewhere
 # (same name pattern) may be put in the out directory first: they are hashed into the manifest too;
 # platforms with no archive are left out of the filled manifest, and the script says which.
@@ -14,16 +16,18 @@ cd "$(dirname "$0")/.."
 base_url="https://releases.example.invalid/unstuck"
 out=target/release-dist
 build=1
+pgo=1
 while [ $# -gt 0 ]; do
   case $1 in
     --base-url) base_url=${2:?}; shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
     --no-build) build=0; shift ;;
+    --no-pgo) pgo=0; shift ;;
     *) echo "release: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 base_url=${base_url%/}
-if [ $build = 1 ]; then dist=$(scripts/build-static.sh | tail -n 1); else dist=target/static; fi
+if [ $build = 1 ]; then dist=$(UNSTUCK_PGO=$pgo scripts/build-static.sh | tail -n 1); else dist=target/static; fi
 [ -x "$dist/unstuck" ] && [ -x "$dist/kubectl-unstuck" ] || { echo "release: no static binaries in $dist" >&2; exit 1; }
 version=$("$dist/unstuck" --version | awk '{print $2}')
 case $(cat "$dist/TARGET" 2>/dev/null) in
