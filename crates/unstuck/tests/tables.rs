@@ -517,6 +517,9 @@ fn an_unknown_pod_whose_node_the_input_does_not_hold_is_node_lost() {
         "{:#?}",
         f.remediation
     );
+    // A table shows no owner: the force delete warns that the pod may be a StatefulSet's.
+    let force = f.remediation.iter().find(|s| s.command.as_deref().is_some_and(|c| c.contains("--force")));
+    assert!(force.and_then(|s| s.risk.as_deref()).is_some_and(|r| r.contains("StatefulSet")), "{:#?}", f.remediation);
 
     // With -o wide: the node is named, and the out-of-service taint waits for it to be confirmed down.
     let wide = "$ kubectl get pods -o wide\n\

@@ -99,14 +99,7 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
     let pod = sp.pod;
     let mut steps = Vec::new();
     lost_node_steps(cx, h, &mut steps);
-    let risk = if cx.ix.is_statefulset_pod(pod) {
-        "StatefulSet pod: force-deleting while the node may still run it can start a second copy with the same identity; only do it once the node is known to be down"
-    } else if pod.metadata.owner_references.is_empty() && pod.metadata.from_table() {
-        // A kubectl table shows no owner: the pod may well be a StatefulSet's.
-        "the containers may keep running on the unreachable node; the table shows no owner: if this is a StatefulSet pod, force-deleting it while the node may still run it can start a second copy with the same identity"
-    } else {
-        "the containers may keep running on the unreachable node"
-    };
+    let risk = force_delete_risk(cx, pod);
     let confirm = h.node.is_some().then(|| confirmed_down(node));
     finish_deletion(pod, &mut steps, Some(risk), confirm);
     Some(Cause {
@@ -119,6 +112,18 @@ fn check(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         evidence: lost_evidence(h),
         remediation: steps,
     })
+}
+
+/// What force-deleting a pod of an unreachable node risks: a StatefulSet's second copy.
+fn force_delete_risk(cx: &Cx<'_>, pod: &unstuck_model::Pod) -> &'static str {
+    if cx.ix.is_statefulset_pod(pod) {
+        "StatefulSet pod: force-deleting while the node may still run it can start a second copy with the same identity; only do it once the node is known to be down"
+    } else if pod.metadata.owner_references.is_empty() && pod.metadata.from_table() {
+        // A kubectl table shows no owner: the pod may well be a StatefulSet's.
+        "the containers may keep running on the unreachable node; the table shows no owner: if this is a StatefulSet pod, force-deleting it while the node may still run it can start a second copy with the same identity"
+    } else {
+        "the containers may keep running on the unreachable node"
+    }
 }
 
 /// A pod `Unknown` whose node the input does not show: kubectl prints `Unknown` for a pod being deleted
@@ -176,7 +181,7 @@ fn marked_unknown(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
         "" => "the pod's node is confirmed down (console / cloud API), not just cut off".to_string(),
         n => confirmed_down(n),
     };
-    finish_deletion(pod, &mut steps, Some("the containers may keep running on the unreachable node"), Some(confirm));
+    finish_deletion(pod, &mut steps, Some(force_delete_risk(cx, pod)), Some(confirm));
     Some(Cause {
         severity: None,
         summary: match node {
