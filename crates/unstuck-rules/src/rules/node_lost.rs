@@ -161,21 +161,13 @@ fn marked_unknown(cx: &Cx<'_>, sp: &StuckPod<'_>) -> Option<Cause> {
             "Find the pod's node and whether it reports (Ready=Unknown: it stopped)",
             format!("kubectl get pod -n {ns} {name} -o wide; kubectl get nodes"),
         )),
-        n => steps.push(StepDraft::cluster(
-            format!(
+        n => {
+            let confirm = format!(
                 "Check node {n}: Ready=Unknown means it stopped reporting. Confirm it is really down (console / cloud \
                  API); a partitioned node may still be running its pods"
-            ),
-            format!("kubectl get node {} -o wide", sh(n)),
-        )),
-    }
-    if !node.is_empty() {
-        steps.push(out_of_service(
-            cx,
-            node,
-            "If it is powered off: mark it out of service so PodGC force-deletes its pods and volumes detach (or delete the Node)",
-            "only for nodes that are really shut down; remove the taint once the node is back",
-        ));
+            );
+            confirm_then_out_of_service(cx, n, confirm, &mut steps);
+        }
     }
     let confirm = match node {
         "" => "the pod's node is confirmed down (console / cloud API), not just cut off".to_string(),
@@ -275,7 +267,6 @@ fn hinted(cx: &Cx<'_>, sp: &StuckPod<'_>, h: &NodeHealth<'_>) -> Option<Cause> {
 }
 
 fn lost_node_steps(cx: &Cx<'_>, h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) {
-    let n = sh(h.name);
     if h.node.is_none() {
         steps.push(StepDraft::cluster(
             "The Node is gone: PodGC should delete its pods within a minute; check kube-controller-manager is running",
@@ -295,16 +286,19 @@ fn lost_node_steps(cx: &Cx<'_>, h: &NodeHealth<'_>, steps: &mut Vec<StepDraft>) 
             KUBELET_API_LINES,
         ));
     }
-    steps.push(StepDraft::cluster(
-        format!(
-            "Confirm node {} is really down (console / cloud API); a partitioned node may still be running its pods",
-            h.name
-        ),
-        format!("kubectl get node {n} -o wide"),
-    ));
+    let confirm = format!(
+        "Confirm node {} is really down (console / cloud API); a partitioned node may still be running its pods",
+        h.name
+    );
+    confirm_then_out_of_service(cx, h.name, confirm, steps);
+}
+
+/// Check that a node is down (`confirm` says how), then the out-of-service taint that waits for it.
+fn confirm_then_out_of_service(cx: &Cx<'_>, node: &str, confirm: String, steps: &mut Vec<StepDraft>) {
+    steps.push(StepDraft::cluster(confirm, format!("kubectl get node {} -o wide", sh(node))));
     steps.push(out_of_service(
         cx,
-        h.name,
+        node,
         "If it is powered off: mark it out of service so PodGC force-deletes its pods and volumes detach (or delete the Node)",
         "only for nodes that are really shut down; remove the taint once the node is back",
     ));
