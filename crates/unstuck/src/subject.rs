@@ -44,6 +44,21 @@ pub(crate) fn needles(pods: &[&Pod], subject: &str) -> Vec<String> {
     v
 }
 
+/// How many bytes at an identifier's end the line finder looks for.
+const TAIL: usize = 5;
+
+/// The part of an identifier the line finder (Teddy, which fingerprints a literal's first four bytes)
+/// looks for: its last [`TAIL`] bytes. A pod's name differs from its siblings' only at its end (a
+/// ReplicaSet's pods share `NAME-HASH-` and differ in five random characters, a StatefulSet's in the
+/// ordinal), so a literal taken from the front fits every line naming a sibling, and on a production
+/// kubelet's journal that is most lines. UIDs and container IDs are random throughout, so their end is
+/// as good as any part. Which lines match never depends on this: each found line is checked for the
+/// whole identifier.
+fn tail(n: &str) -> Option<String> {
+    let start = n.len().checked_sub(TAIL).filter(|&i| i > 0 && n.is_char_boundary(i))?;
+    Some(n[start..].to_string())
+}
+
 pub(crate) fn subject_catalog(needles: &[String]) -> Result<Catalog> {
     let sigs = needles
         .iter()
@@ -53,7 +68,7 @@ pub(crate) fn subject_catalog(needles: &[String]) -> Result<Catalog> {
             pattern: n.clone(),
             also: Vec::new(),
             unless: Vec::new(),
-            anchor: None,
+            anchor: tail(n),
             component: "any".into(),
             severity: Severity::Info,
             scope: Scope::Pod,
@@ -190,5 +205,35 @@ pub fn timeline(pod: &str, paths: &[PathBuf], input: &InputArgs, output: Output)
             many.len(),
             many.iter().map(|p| p.key()).collect::<Vec<_>>().join(", ")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_finder_looks_for_an_identifiers_end() {
+        let needles: Vec<String> =
+            ["web-6d4cf56db6-x7k2p", "2f609583-07e7-4618-8e2e-4ccf7d0b3f85", "web0"].map(String::from).into();
+        let c = subject_catalog(&needles).unwrap();
+        // Siblings share `web-6d4cf56db6-`: only the random end tells this pod's lines apart.
+        assert_eq!(c.finder_literals(), ["b3f85", "web0", "x7k2p"]);
+        let line = |name: &str| {
+            format!(
+                "Jun  3 06:00:00 node-1 kubelet[2231]: I0603 06:00:00.000000    2231 kubelet.go:2453] \"SyncLoop \
+                 (PLEG): event for pod\" pod=\"team/{name}\" event={{\"ID\":\"5d1c7a2e-0d6b-4a39-9a53-1f0e2b7c8d90\"}}\n"
+            )
+        };
+        let found = |text: &str| {
+            let mut n = 0;
+            unstuck_logs::scan_slice(&c, text.as_bytes(), 1, &mut |_: unstuck_logs::RawHit<'_>| n += 1);
+            n
+        };
+        // The pod's own line is found; a sibling's, which shares all but the end, is not.
+        assert_eq!(found(&line("web-6d4cf56db6-x7k2p")), 1);
+        assert_eq!(found(&line("web-6d4cf56db6-q9zzm")), 0);
+        // The end alone is not enough: the whole identifier must be on the line.
+        assert_eq!(found(&line("api-5f8b9c7d4-x7k2p")), 0);
     }
 }
