@@ -411,7 +411,7 @@ pub(crate) fn read_dir_bundle(root: &Path, c: &mut Collector) -> Result<(), Inge
             if name == "unstuck-bundle.json" {
                 let b = read_capped(&e.path(), 1 << 20)?;
                 c.set_manifest(&e.path().display().to_string(), &b)?;
-            } else if let Some(stem) = stem_of(&name) {
+            } else if let Some(stem) = stem_of(&name).filter(|_| c.opts.cluster_scoped) {
                 api_files.push((e.path(), stem));
             }
         } else if ft.is_dir() {

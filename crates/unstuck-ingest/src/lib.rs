@@ -88,6 +88,10 @@ pub struct Options {
     /// by host name later) and a single-node collection (sosreport, EKS log collector, named by its hostname
     /// file or instance ID later). `None`: every node.
     pub log_nodes: Option<std::collections::BTreeSet<String>>,
+    /// Read a dump directory's cluster-scoped objects (its top-level files: the Nodes). Off for the quick
+    /// first read of `logs` and `timeline`, which only needs the subject's pods to know what to search the
+    /// node logs for; the whole read then runs beside that search.
+    pub cluster_scoped: bool,
 }
 
 impl Options {
@@ -112,6 +116,7 @@ impl Default for Options {
             api: true,
             namespaces: None,
             log_nodes: None,
+            cluster_scoped: true,
         }
     }
 }
@@ -354,6 +359,12 @@ fn read_head(p: &Path) -> Result<Vec<u8>, IngestError> {
 
 /// unstuck's own layout (a `kubectl cluster-info dump` directory): `nodes.json`, `_nodes/`, the manifest,
 /// or namespace directories with `pods.json` at the top.
+/// Every input is a `kubectl cluster-info dump` directory (where [`Options::namespaces`] and
+/// [`Options::cluster_scoped`] choose which files are read).
+pub fn all_dump_dirs(paths: &[PathBuf]) -> bool {
+    !paths.is_empty() && paths.iter().all(|p| p.is_dir() && is_dump_dir(p))
+}
+
 fn is_dump_dir(p: &Path) -> bool {
     if ["nodes.json", "_nodes", "unstuck-bundle.json"].iter().any(|n| p.join(n).exists()) {
         return true;
@@ -368,6 +379,21 @@ fn is_dump_dir(p: &Path) -> bool {
 /// Scan the node logs of `paths` (any recognised layout) into a snapshot already loaded from them, without
 /// reading their API objects again (`unstuck logs` and `timeline` scan with the subject's own catalog).
 pub fn scan_logs_into(snap: &mut Snapshot, paths: &[PathBuf], opts: &Options) -> Result<(), IngestError> {
+    let scanned = scan_logs(paths, opts)?;
+    attach_scanned(snap, scanned, opts);
+    Ok(())
+}
+
+/// Node logs scanned, not yet attributed to a snapshot's pods and nodes ([`scan_logs`]).
+pub struct ScannedLogs {
+    files: Vec<logs::LogFileHits>,
+    facts: Vec<unstuck_model::NodeFacts>,
+    host_hints: Vec<String>,
+}
+
+/// Scan the node logs of `paths` with `opts`'s catalog, without reading API objects: the search needs no
+/// snapshot, so it can run beside the read of one ([`attach_scanned`] joins them).
+pub fn scan_logs(paths: &[PathBuf], opts: &Options) -> Result<ScannedLogs, IngestError> {
     let o = Options { api: false, ..opts.clone() };
     let mut c = Collector::new(&o);
     for p in paths {
@@ -376,10 +402,18 @@ pub fn scan_logs_into(snap: &mut Snapshot, paths: &[PathBuf], opts: &Options) ->
         }
         read_path(p, &mut c)?;
     }
-    let mut files = std::mem::take(&mut c.log_files);
-    let facts = std::mem::take(&mut c.facts);
+    Ok(ScannedLogs {
+        files: std::mem::take(&mut c.log_files),
+        facts: std::mem::take(&mut c.facts),
+        host_hints: std::mem::take(&mut c.host_hints),
+    })
+}
+
+/// Attribute scanned node logs to `snap`'s nodes and pods, replacing its log hits.
+pub fn attach_scanned(snap: &mut Snapshot, scanned: ScannedLogs, opts: &Options) {
+    let ScannedLogs { mut files, facts, host_hints } = scanned;
     let mut warnings = Vec::new();
-    tree::settle_nodes(snap, &mut files, facts, &c.host_hints, &opts.log_tz, &mut warnings);
+    tree::settle_nodes(snap, &mut files, facts, &host_hints, &opts.log_tz, &mut warnings);
     snap.source.warnings.extend(warnings);
     for f in &files {
         snap.source.warnings.extend(f.warnings.iter().cloned());
@@ -389,7 +423,6 @@ pub fn scan_logs_into(snap: &mut Snapshot, paths: &[PathBuf], opts: &Options) ->
     let now = snap.source.captured_at.unwrap_or_else(Time::now);
     snap.log_hits = logs::attribute_and_fold(snap, files, opts, now);
     snap.canonicalize();
-    Ok(())
 }
 
 /// The namespaces whose pods files mention `needle` (a pod UID, name or container ID), found without parsing

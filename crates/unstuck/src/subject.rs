@@ -98,20 +98,43 @@ fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snap
         set.insert("default".to_string());
         set
     });
-    let snap = unstuck_ingest::load(paths, &opts)?;
-    let pods = resolve(&snap, subject);
+    // A dump directory: its namespace's pods alone (no Nodes, ~10 ms) say what to search the node logs
+    // for; the whole read (the Nodes are most of it) then runs beside that search. Where they do not (the
+    // namespace has no objects), everything is read first, as for any other input.
+    let quick = match (logs, opts.namespaces.is_some() && unstuck_ingest::all_dump_dirs(paths)) {
+        (true, true) => unstuck_ingest::load(paths, &unstuck_ingest::Options { cluster_scoped: false, ..opts.clone() })
+            .ok()
+            .filter(|q| !resolve(q, subject).is_empty()),
+        _ => None,
+    };
+    let Some(quick) = quick else {
+        let mut snap = unstuck_ingest::load(paths, &opts)?;
+        let (needles, uids) = identifiers(&snap, subject)?;
+        if logs {
+            // The objects are read once; the second pass only scans node logs for the subject's identifiers.
+            scan_for_identifiers(&mut snap, LogInput::Paths(paths), &opts, &needles)?;
+        }
+        return Ok((snap, uids));
+    };
+    let (needles, _) = identifiers(&quick, subject)?;
+    drop(quick);
+    let o = identifier_scan_options(&opts, &needles)?;
+    let (snap, scanned) = rayon::join(|| unstuck_ingest::load(paths, &opts), || unstuck_ingest::scan_logs(paths, &o));
+    let mut snap = snap?;
+    let (_, uids) = identifiers(&snap, subject)?;
+    unstuck_ingest::attach_scanned(&mut snap, scanned?, &o);
+    sort_hits(&mut snap);
+    Ok((snap, uids))
+}
+
+/// What to search the node logs for (the subject's pods' names, UIDs and container IDs), and the UIDs.
+fn identifiers(snap: &Snapshot, subject: &str) -> Result<(Vec<String>, Vec<String>)> {
+    let pods = resolve(snap, subject);
     let n = needles(&pods, subject);
     if n.is_empty() {
         bail!("no pod {subject:?} in the bundle, and it is too short to search the node logs for");
     }
-    let uids: Vec<String> = pods.iter().map(|p| p.metadata.uid.to_string()).collect();
-    if !logs {
-        return Ok((snap, uids));
-    }
-    // The objects are read once; the second pass only scans node logs for the subject's identifiers.
-    let mut snap = snap;
-    scan_for_identifiers(&mut snap, LogInput::Paths(paths), &opts, &n)?;
-    Ok((snap, uids))
+    Ok((n, pods.iter().map(|p| p.metadata.uid.to_string()).collect()))
 }
 
 /// Where node logs are read from: the inputs of an offline diagnosis (any layout), or the node logs of a
@@ -131,11 +154,7 @@ pub(crate) fn scan_for_identifiers(
     opts: &unstuck_ingest::Options,
     needles: &[String],
 ) -> Result<()> {
-    let mut o = opts.clone();
-    o.logs = true;
-    o.fold = false;
-    o.catalog = subject_catalog(needles)?;
-    o.namespaces = None;
+    let o = identifier_scan_options(opts, needles)?;
     match input {
         LogInput::Paths(paths) => unstuck_ingest::scan_logs_into(snap, paths, &o)?,
         LogInput::NodeLogs(dir) => {
@@ -143,9 +162,24 @@ pub(crate) fn scan_for_identifiers(
             unstuck_ingest::attach_node_logs(snap, dir, &o)?
         }
     }
+    sort_hits(snap);
+    Ok(())
+}
+
+/// Options for a search of the node logs for `needles`: every line, unfolded, on every node.
+fn identifier_scan_options(opts: &unstuck_ingest::Options, needles: &[String]) -> Result<unstuck_ingest::Options> {
+    let mut o = opts.clone();
+    o.logs = true;
+    o.fold = false;
+    o.catalog = subject_catalog(needles)?;
+    o.namespaces = None;
+    Ok(o)
+}
+
+/// Hits in file order, one per line.
+fn sort_hits(snap: &mut Snapshot) {
     snap.log_hits.sort_by(|a, b| (&a.node, &a.file, a.line).cmp(&(&b.node, &b.file, b.line)));
     snap.log_hits.dedup_by(|a, b| a.node == b.node && a.file == b.file && a.line == b.line);
-    Ok(())
 }
 
 pub fn logs(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<u8> {

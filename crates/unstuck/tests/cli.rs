@@ -331,3 +331,20 @@ fn logs_and_timeline_read_only_the_subjects_namespace() {
     assert_eq!(out, logs_before);
     assert!(out.contains("_nodes/10.206.0.11/"), "{out}");
 }
+
+/// On a dump directory, `timeline` and `logs` first read the subject's namespace alone to learn what to
+/// search the node logs for, then read the Nodes beside that search: the pod's node and its log lines are
+/// both on the timeline. A namespace with no objects is read the ordinary way (same message as before).
+#[test]
+fn timeline_reads_the_nodes_beside_the_log_search() {
+    let b = example("seed-000-poststart-hostpid");
+    let bs = b.to_str().unwrap();
+    let (code, out, err) = run(&["timeline", "kube-system/khaos-guardian-bmzsk", bs]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("node    node 10.206.0.11 Ready=True (KubeletReady)"), "the Node object was read: {out}");
+    assert!(out.contains("  log    _nodes/10.206.0.11/"), "the node logs were searched: {out}");
+    let seed4 = example("seed-004-kubelet-upgrade");
+    let (code, out, err) = run(&["logs", "team/none", seed4.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.contains("nothing found for \"team/none\""), "{err}");
+}
