@@ -357,14 +357,14 @@ fn read_head(p: &Path) -> Result<Vec<u8>, IngestError> {
     Ok(head)
 }
 
-/// unstuck's own layout (a `kubectl cluster-info dump` directory): `nodes.json`, `_nodes/`, the manifest,
-/// or namespace directories with `pods.json` at the top.
 /// Every input is a `kubectl cluster-info dump` directory (where [`Options::namespaces`] and
 /// [`Options::cluster_scoped`] choose which files are read).
 pub fn all_dump_dirs(paths: &[PathBuf]) -> bool {
     !paths.is_empty() && paths.iter().all(|p| p.is_dir() && is_dump_dir(p))
 }
 
+/// unstuck's own layout (a `kubectl cluster-info dump` directory): `nodes.json`, `_nodes/`, the manifest,
+/// or namespace directories with `pods.json` at the top.
 fn is_dump_dir(p: &Path) -> bool {
     if ["nodes.json", "_nodes", "unstuck-bundle.json"].iter().any(|n| p.join(n).exists()) {
         return true;
@@ -432,11 +432,11 @@ pub fn namespaces_naming(
     paths: &[PathBuf],
     needle: &str,
 ) -> Result<Option<std::collections::BTreeSet<String>>, IngestError> {
+    if !all_dump_dirs(paths) {
+        return Ok(None);
+    }
     let mut out = std::collections::BTreeSet::new();
     for p in paths {
-        if !(p.is_dir() && is_dump_dir(p)) {
-            return Ok(None);
-        }
         out.extend(collect::dump_namespaces_naming(p, needle.as_bytes())?);
     }
     Ok(Some(out))

@@ -98,39 +98,36 @@ fn load_for(subject: &str, paths: &[PathBuf], input: &InputArgs) -> Result<(Snap
         set.insert("default".to_string());
         set
     });
-    // A dump directory: its namespace's pods alone (no Nodes, ~10 ms) say what to search the node logs
-    // for; the whole read (the Nodes are most of it) then runs beside that search. Where they do not (the
-    // namespace has no objects), everything is read first, as for any other input.
-    let quick = match (logs, opts.namespaces.is_some() && unstuck_ingest::all_dump_dirs(paths)) {
-        (true, true) => unstuck_ingest::load(paths, &unstuck_ingest::Options { cluster_scoped: false, ..opts.clone() })
-            .ok()
-            .filter(|q| !resolve(q, subject).is_empty()),
-        _ => None,
-    };
-    let Some(quick) = quick else {
+    // A dump directory: its namespace's objects alone (no Nodes, ~10 ms) say what to search the node logs
+    // for; the whole read (the Nodes are most of it, and the namespace's files are parsed again, a few ms
+    // beside the search) then runs beside that search. Where the namespace does not hold the subject's pod,
+    // everything is read first, as for any other input.
+    let quick = (logs && opts.namespaces.is_some() && unstuck_ingest::all_dump_dirs(paths))
+        .then(|| unstuck_ingest::load(paths, &unstuck_ingest::Options { cluster_scoped: false, ..opts.clone() }).ok())
+        .flatten();
+    let early = quick.as_ref().map(|q| resolve(q, subject)).filter(|pods| !pods.is_empty());
+    let Some(pods) = early else {
         let mut snap = unstuck_ingest::load(paths, &opts)?;
-        let (needles, uids) = identifiers(&snap, subject)?;
+        let (needles, uids) = identifiers(&resolve(&snap, subject), subject)?;
         if logs {
             // The objects are read once; the second pass only scans node logs for the subject's identifiers.
             scan_for_identifiers(&mut snap, LogInput::Paths(paths), &opts, &needles)?;
         }
         return Ok((snap, uids));
     };
-    let (needles, _) = identifiers(&quick, subject)?;
+    let (needles, uids) = identifiers(&pods, subject)?;
     drop(quick);
     let o = identifier_scan_options(&opts, &needles)?;
     let (snap, scanned) = rayon::join(|| unstuck_ingest::load(paths, &opts), || unstuck_ingest::scan_logs(paths, &o));
     let mut snap = snap?;
-    let (_, uids) = identifiers(&snap, subject)?;
     unstuck_ingest::attach_scanned(&mut snap, scanned?, &o);
     sort_hits(&mut snap);
     Ok((snap, uids))
 }
 
-/// What to search the node logs for (the subject's pods' names, UIDs and container IDs), and the UIDs.
-fn identifiers(snap: &Snapshot, subject: &str) -> Result<(Vec<String>, Vec<String>)> {
-    let pods = resolve(snap, subject);
-    let n = needles(&pods, subject);
+/// What to search the node logs for (the subject's pods' names, UIDs and container IDs), and their UIDs.
+fn identifiers(pods: &[&Pod], subject: &str) -> Result<(Vec<String>, Vec<String>)> {
+    let n = needles(pods, subject);
     if n.is_empty() {
         bail!("no pod {subject:?} in the bundle, and it is too short to search the node logs for");
     }
